@@ -1,0 +1,134 @@
+#include "cli/flag_parser.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace pollen::cli {
+namespace {
+
+std::string Dashed(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+std::string Underscored(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+}  // namespace
+
+Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max, uint64_t* out) {
+  if (text.empty() || text.size() > 20 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return Status::Error("--" + Dashed(flag) + " expects a non-negative integer, got '" + text + "'");
+  }
+  uint64_t v = 0;
+  for (char c : text) {
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (max - digit) / 10) {
+      return Status::Error("--" + Dashed(flag) + " is too large: " + text + " (at most " +
+                           std::to_string(max) + ")");
+    }
+    v = v * 10 + digit;
+  }
+  *out = v;
+  return Status::Ok();
+}
+
+void FlagParser::Add(const std::string& name, uint32_t* v, const std::string& help) {
+  flags_.push_back({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
+                      uint64_t x;
+                      Status st = ParseUnsigned(name, s, std::numeric_limits<uint32_t>::max(), &x);
+                      if (st.ok()) *v = static_cast<uint32_t>(x);
+                      return st;
+                    }});
+}
+
+void FlagParser::Add(const std::string& name, uint64_t* v, const std::string& help) {
+  flags_.push_back({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
+                      return ParseUnsigned(name, s, std::numeric_limits<uint64_t>::max(), v);
+                    }});
+}
+
+void FlagParser::Add(const std::string& name, std::string* v, const std::string& help) {
+  flags_.push_back({name, help, *v, false, [v](const std::string& s) {
+                      *v = s;
+                      return Status::Ok();
+                    }});
+}
+
+void FlagParser::Add(const std::string& name, bool* v, const std::string& help) {
+  flags_.push_back({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
+                      if (s == "" || s == "1" || s == "true") {
+                        *v = true;
+                      } else if (s == "0" || s == "false") {
+                        *v = false;
+                      } else {
+                        return Status::Error("--" + Dashed(name) + " expects true or false, got '" + s + "'");
+                      }
+                      return Status::Ok();
+                    }});
+}
+
+const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
+  std::string key = Underscored(name);
+  for (const auto& f : flags_) {
+    if (f.name == key) return &f;
+  }
+  return nullptr;
+}
+
+Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positional, bool* help) {
+  *help = false;
+  bool only_positional = false;
+  for (int i = 0; i < argc; i++) {
+    std::string arg = argv[i];
+    if (only_positional || arg.size() < 2 || arg[0] != '-') {
+      positional->push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h" || arg == "-help") {
+      *help = true;
+      continue;
+    }
+    bool double_dash = arg.rfind("--", 0) == 0;
+    std::string body = arg.substr(double_dash ? 2 : 1);
+    size_t eq = body.find('=');
+    std::string name = body.substr(0, eq);
+    const Flag* flag = Find(name);
+    if (flag == nullptr) {
+      return Status::Error("unknown flag " + arg + " for 'pollen " + command_ + "' (see pollen " +
+                           command_ + " --help)");
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = body.substr(eq + 1);
+    } else if (!flag->is_bool) {
+      if (i + 1 >= argc) return Status::Error("--" + Dashed(flag->name) + " needs a value");
+      value = argv[++i];
+    }
+    Status st = flag->set(value);
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+std::string FlagParser::Usage() const {
+  std::string out;
+  for (const auto& f : flags_) {
+    std::string left = "  --" + Dashed(f.name) + (f.is_bool ? "" : "=N");
+    if (!f.is_bool && f.default_value.empty()) left = "  --" + Dashed(f.name) + "=PATH";
+    if (left.size() < 24) left.resize(24, ' ');
+    out += left + " " + f.help;
+    if (!f.is_bool && !f.default_value.empty()) out += " [" + f.default_value + "]";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace pollen::cli

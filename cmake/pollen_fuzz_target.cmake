@@ -1,0 +1,16 @@
+# pollen_add_fuzz_target(NAME SOURCES... [SANITIZE address,undefined])
+#
+# Builds an unmodified libFuzzer harness as a Pollen target: SanitizerCoverage
+# (-fsanitize=fuzzer-no-link: inline 8-bit counters, pc-table, trace-cmp) on the harness,
+# and libpollen_runtime linked whole, so its strong callbacks replace any weak ones.
+function(pollen_add_fuzz_target name)
+  cmake_parse_arguments(ARG "" "SANITIZE" "" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  set(san "fuzzer-no-link")
+  if(ARG_SANITIZE)
+    set(san "${san},${ARG_SANITIZE}")
+  endif()
+  target_compile_options(${name} PRIVATE -fsanitize=${san} -fno-omit-frame-pointer -g)
+  target_link_options(${name} PRIVATE -fsanitize=${san})
+  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,pollen_runtime>")
+endfunction()

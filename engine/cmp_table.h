@@ -1,0 +1,63 @@
+// The table of compared operands that the cmp hooks fill and the input-to-state mutator reads.
+//
+// A plain struct of fixed size with no pointers: the worker copies it into shared memory at
+// the start of every mutation chain, so the coordinator can replay the chain's mutations with
+// exactly the operands the worker used. Like libFuzzer's TORC it is a rolling window: a new
+// pair overwrites a slot chosen by its values, and nothing is ever cleared.
+#ifndef POLLEN_ENGINE_CMP_TABLE_H_
+#define POLLEN_ENGINE_CMP_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace pollen::engine {
+
+struct CmpTable {
+  static constexpr size_t kIntSlots = 64;
+  static constexpr size_t kWordSlots = 32;
+  static constexpr size_t kMaxWord = 32;  // longer memcmp/strcmp operands are truncated
+
+  struct IntPair {
+    uint64_t a;
+    uint64_t b;
+    uint8_t size;  // operand width in bytes: 1, 2, 4 or 8; 0 = empty slot
+  };
+  struct WordPair {
+    uint8_t a[kMaxWord];
+    uint8_t b[kMaxWord];
+    uint8_t size;  // bytes used in both a and b; 0 = empty slot
+  };
+
+  IntPair ints[kIntSlots];
+  WordPair words[kWordSlots];
+
+  // Hot path (called from every instrumented comparison): no branches beyond the equality
+  // test, one slot write.
+  void AddInt(uint64_t a, uint64_t b, uint8_t size) {
+    if (a == b) return;  // nothing to learn from operands that already match
+    IntPair& p = ints[(a ^ b ^ (a >> 17) ^ (b >> 29)) % kIntSlots];
+    p.a = a;
+    p.b = b;
+    p.size = size;
+  }
+
+  void AddWord(const void* a, const void* b, size_t n) {
+    if (n <= 1) return;
+    if (n > kMaxWord) n = kMaxWord;
+    const uint8_t* pa = static_cast<const uint8_t*>(a);
+    const uint8_t* pb = static_cast<const uint8_t*>(b);
+    uint32_t h = static_cast<uint32_t>(n);
+    for (size_t i = 0; i < n && i < 8; i++) h = h * 31 + pa[i] + (pb[i] << 8);
+    WordPair& w = words[h % kWordSlots];
+    std::memcpy(w.a, pa, n);
+    std::memcpy(w.b, pb, n);
+    w.size = static_cast<uint8_t>(n);
+  }
+
+  void Clear() { std::memset(this, 0, sizeof(*this)); }
+};
+
+}  // namespace pollen::engine
+
+#endif  // POLLEN_ENGINE_CMP_TABLE_H_

@@ -1,0 +1,450 @@
+#include "engine/mutator.h"
+
+#include <string.h>  // memmem (glibc)
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <utility>
+
+#include "engine/status.h"
+
+namespace pollen::engine {
+namespace {
+
+// Replay depends on every random draw happening in a fixed order, so draws are always made
+// in separate statements, never two in one expression or in one call's arguments (whose
+// evaluation order C++ leaves unspecified).
+
+// What one mutation may read and write. A mutation returns the new size, or kNoChange when it
+// cannot apply; then it must not have modified data (it may have drawn from rng).
+struct Ctx {
+  uint8_t* data;
+  size_t size;
+  size_t max_size;
+  Rng& rng;
+  const MutationSources& src;
+  uint8_t* scratch;  // max_size bytes
+};
+
+constexpr size_t kNoChange = 0;
+
+// A length in [1, n] for n >= 1, mostly short so inputs stay small: 90% at most 8,
+// 9% at most 32, 1% up to n (Go's chooseLen).
+size_t ChooseLen(Rng& rng, size_t n) {
+  uint32_t x = rng.Below(100);
+  size_t cap = x < 90 ? 8 : (x < 99 ? 32 : n);
+  return 1 + rng.BelowSize(std::min(cap, n));
+}
+
+// Moves data[pos, size) right by n; the caller has checked size + n <= max_size.
+void OpenGap(uint8_t* data, size_t size, size_t pos, size_t n) {
+  std::memmove(data + pos + n, data + pos, size - pos);
+}
+
+uint64_t LoadInt(const uint8_t* p, size_t width, bool big_endian) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < width; i++) v |= uint64_t{p[big_endian ? width - 1 - i : i]} << (8 * i);
+  return v;
+}
+
+void StoreInt(uint8_t* p, size_t width, bool big_endian, uint64_t v) {
+  for (size_t i = 0; i < width; i++) p[big_endian ? width - 1 - i : i] = uint8_t(v >> (8 * i));
+}
+
+// Writes `bytes` into the input at a random position, inserting or overwriting as asked;
+// switches to the other way when the asked one does not fit.
+size_t PlaceBytes(Ctx& c, const uint8_t* bytes, size_t n, bool insert) {
+  if (insert && c.size + n > c.max_size) insert = false;
+  if (!insert && n > c.size) {
+    if (c.size + n > c.max_size) return kNoChange;
+    insert = true;
+  }
+  if (insert) {
+    size_t pos = c.rng.BelowSize(c.size + 1);
+    OpenGap(c.data, c.size, pos, n);
+    std::memcpy(c.data + pos, bytes, n);
+    return c.size + n;
+  }
+  size_t pos = c.rng.BelowSize(c.size - n + 1);
+  std::memcpy(c.data + pos, bytes, n);
+  return c.size;
+}
+
+size_t EraseBytes(Ctx& c) {
+  if (c.size <= 1) return kNoChange;
+  size_t n = ChooseLen(c.rng, c.size - 1);
+  size_t pos = c.rng.BelowSize(c.size - n + 1);
+  std::memmove(c.data + pos, c.data + pos + n, c.size - pos - n);
+  return c.size - n;
+}
+
+size_t InsertByte(Ctx& c) {
+  if (c.size >= c.max_size) return kNoChange;
+  size_t pos = c.rng.BelowSize(c.size + 1);
+  OpenGap(c.data, c.size, pos, 1);
+  c.data[pos] = static_cast<uint8_t>(c.rng.Next());
+  return c.size + 1;
+}
+
+size_t InsertRepeatedBytes(Ctx& c) {
+  if (c.size >= c.max_size) return kNoChange;
+  size_t n = ChooseLen(c.rng, c.max_size - c.size);
+  size_t pos = c.rng.BelowSize(c.size + 1);
+  uint8_t value = 0;
+  if (c.rng.Bool()) {
+    value = static_cast<uint8_t>(c.rng.Next());
+  } else if (c.rng.Bool()) {
+    value = 0xff;  // 0x00 and 0xff are favoured, as in libFuzzer
+  }
+  OpenGap(c.data, c.size, pos, n);
+  std::memset(c.data + pos, value, n);
+  return c.size + n;
+}
+
+size_t ChangeByte(Ctx& c) {
+  if (c.size == 0) return kNoChange;
+  size_t pos = c.rng.BelowSize(c.size);
+  c.data[pos] ^= static_cast<uint8_t>(1 + c.rng.Below(255));  // never the same value
+  return c.size;
+}
+
+size_t ChangeBit(Ctx& c) {
+  if (c.size == 0) return kNoChange;
+  size_t pos = c.rng.BelowSize(c.size);
+  c.data[pos] ^= static_cast<uint8_t>(1u << c.rng.Below(8));
+  return c.size;
+}
+
+size_t ShuffleBytes(Ctx& c) {
+  if (c.size < 2) return kNoChange;
+  size_t n = 2 + c.rng.BelowSize(std::min<size_t>(c.size, 8) - 1);  // [2, 8]
+  size_t pos = c.rng.BelowSize(c.size - n + 1);
+  for (size_t i = n - 1; i > 0; i--) {
+    size_t j = c.rng.BelowSize(i + 1);
+    std::swap(c.data[pos + i], c.data[pos + j]);
+  }
+  return c.size;
+}
+
+size_t SwapChunks(Ctx& c) {
+  if (c.size < 2) return kNoChange;
+  size_t n = ChooseLen(c.rng, c.size / 2);
+  size_t a = c.rng.BelowSize(c.size - 2 * n + 1);
+  size_t b = a + n + c.rng.BelowSize(c.size - a - 2 * n + 1);
+  std::swap_ranges(c.data + a, c.data + a + n, c.data + b);
+  return c.size;
+}
+
+size_t CopyPart(Ctx& c) {
+  if (c.size == 0) return kNoChange;
+  bool insert = c.size < c.max_size && c.rng.Bool();
+  size_t n = ChooseLen(c.rng, insert ? std::min(c.size, c.max_size - c.size) : c.size);
+  size_t from = c.rng.BelowSize(c.size - n + 1);
+  if (!insert) {
+    size_t to = c.rng.BelowSize(c.size - n + 1);
+    std::memmove(c.data + to, c.data + from, n);
+    return c.size;
+  }
+  std::memcpy(c.scratch, c.data + from, n);  // the gap may move the source
+  size_t to = c.rng.BelowSize(c.size + 1);
+  OpenGap(c.data, c.size, to, n);
+  std::memcpy(c.data + to, c.scratch, n);
+  return c.size + n;
+}
+
+size_t CrossOver(Ctx& c) {
+  const uint8_t* other = c.src.crossover;
+  size_t other_size = c.src.crossover_size;
+  if (other == nullptr || other_size == 0) return kNoChange;
+  switch (c.rng.Below(3)) {
+    case 0: {  // overwrite part of the input with part of the partner
+      if (c.size == 0) return kNoChange;
+      size_t n = ChooseLen(c.rng, std::min(c.size, other_size));
+      size_t from = c.rng.BelowSize(other_size - n + 1);
+      size_t to = c.rng.BelowSize(c.size - n + 1);
+      std::memcpy(c.data + to, other + from, n);
+      return c.size;
+    }
+    case 1: {  // insert part of the partner
+      if (c.size >= c.max_size) return kNoChange;
+      size_t n = ChooseLen(c.rng, std::min(other_size, c.max_size - c.size));
+      size_t from = c.rng.BelowSize(other_size - n + 1);
+      size_t to = c.rng.BelowSize(c.size + 1);
+      OpenGap(c.data, c.size, to, n);
+      std::memcpy(c.data + to, other + from, n);
+      return c.size + n;
+    }
+    default: {  // splice: a prefix of the input, then a suffix of the partner
+      size_t keep = c.rng.BelowSize(c.size + 1);
+      size_t from = c.rng.BelowSize(other_size);
+      size_t n = std::min(other_size - from, c.max_size - keep);
+      std::memcpy(c.data + keep, other + from, n);
+      return keep + n;  // >= 1: keep == 0 leaves room for at least one partner byte
+    }
+  }
+}
+
+bool IsDigit(uint8_t b) { return b >= '0' && b <= '9'; }
+
+size_t ChangeAsciiInt(Ctx& c) {
+  if (c.size == 0) return kNoChange;
+  // The first digit at or after a random position (wrapping), then its whole number.
+  size_t start = c.rng.BelowSize(c.size);
+  size_t b = start;
+  while (b < c.size && !IsDigit(c.data[b])) b++;
+  if (b == c.size) {
+    b = 0;
+    while (b < start && !IsDigit(c.data[b])) b++;
+    if (b == start) return kNoChange;
+  }
+  while (b > 0 && IsDigit(c.data[b - 1])) b--;
+  size_t e = b;
+  while (e < c.size && IsDigit(c.data[e]) && e - b < 19) e++;  // 19 digits fit in uint64
+  uint64_t v = 0;
+  for (size_t i = b; i < e; i++) v = v * 10 + (c.data[i] - '0');
+  switch (c.rng.Below(5)) {
+    case 0:
+      v++;
+      break;
+    case 1:
+      v = v == 0 ? 1 : v - 1;
+      break;
+    case 2:
+      v /= 2;
+      break;
+    case 3:
+      v *= 2;
+      break;
+    default:
+      v = c.rng.BelowSize(v < (1ULL << 32) ? v * v + 10 : ~0ULL);
+      break;
+  }
+  char digits[20];  // reversed
+  size_t len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  size_t new_size = c.size - (e - b) + len;
+  if (new_size > c.max_size) return kNoChange;
+  std::memmove(c.data + b + len, c.data + e, c.size - e);
+  for (size_t i = 0; i < len; i++) c.data[b + i] = static_cast<uint8_t>(digits[len - 1 - i]);
+  return new_size;
+}
+
+size_t ChangeBinInt(Ctx& c) {
+  if (c.size == 0) return kNoChange;
+  static constexpr size_t kWidths[] = {1, 2, 4, 8};
+  uint32_t fitting = c.size >= 8 ? 4 : (c.size >= 4 ? 3 : (c.size >= 2 ? 2 : 1));
+  size_t width = kWidths[c.rng.Below(fitting)];
+  size_t pos = c.rng.BelowSize(c.size - width + 1);
+  bool big_endian = width > 1 && c.rng.Bool();
+  uint64_t v = LoadInt(c.data + pos, width, big_endian);
+  if (c.rng.OneIn(4)) {
+    v = ~v + 1;  // negate
+  } else {
+    uint64_t delta = 1 + c.rng.Below(10);
+    v = c.rng.Bool() ? v + delta : v - delta;
+  }
+  StoreInt(c.data + pos, width, big_endian, v);
+  return c.size;
+}
+
+size_t UseDictionary(Ctx& c) {
+  const Dictionary* dict = c.src.dictionary;
+  if (dict == nullptr || dict->entries.empty()) return kNoChange;
+  const std::string& entry = dict->entries[c.rng.BelowSize(dict->entries.size())];
+  bool insert = c.rng.Bool();
+  return PlaceBytes(c, reinterpret_cast<const uint8_t*>(entry.data()), entry.size(), insert);
+}
+
+// First occurrence of needle[0, n) starting at or after `start`, wrapping to the beginning;
+// returns `size` when there is none.
+size_t FindWrapping(const uint8_t* data, size_t size, const uint8_t* needle, size_t n,
+                    size_t start) {
+  if (n == 0 || n > size) return size;
+  const void* hit = memmem(data + start, size - start, needle, n);
+  if (hit == nullptr) hit = memmem(data, std::min(size, start + n - 1), needle, n);
+  return hit == nullptr ? size : static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
+}
+
+// Bytes needed for v: 1, 2, 4 or 8.
+size_t NarrowestWidth(uint64_t v) {
+  if (v <= 0xff) return 1;
+  if (v <= 0xffff) return 2;
+  return v <= 0xffffffffULL ? 4 : 8;
+}
+
+// One way to apply a compared pair: find `needle` (n bytes) in the input, write
+// `replacement` (rn bytes, which may differ from n: the input then shrinks or grows) there.
+struct Replacement {
+  uint8_t needle[CmpTable::kMaxWord];
+  uint8_t replacement[CmpTable::kMaxWord];
+  size_t n;
+  size_t rn;
+};
+
+// The decimal text of v read as a signed integer of `width` bytes, as strtol would have
+// produced it; returns its length (at most 20 digits and a sign).
+size_t DecimalText(uint64_t v, size_t width, uint8_t* out) {
+  int64_t x = width == 8 ? static_cast<int64_t>(v)
+                         : static_cast<int64_t>(v << (64 - 8 * width)) >> (64 - 8 * width);
+  char buf[24];
+  int len = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(x));
+  std::memcpy(out, buf, static_cast<size_t>(len));
+  return static_cast<size_t>(len);
+}
+
+// Input-to-state (RedQueen / libFuzzer's TORC): a program compared a value taken from the
+// input against another value, so write the other value where the first one sits.
+size_t InputToState(Ctx& c) {
+  const CmpTable* table = c.src.cmp;
+  if (table == nullptr) return kNoChange;
+  constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots;
+  size_t slot = c.rng.BelowSize(kSlots);
+  size_t tried = 0;
+  for (; tried < kSlots; tried++, slot = (slot + 1) % kSlots) {
+    bool used = slot < CmpTable::kIntSlots ? table->ints[slot].size != 0
+                                           : table->words[slot - CmpTable::kIntSlots].size != 0;
+    if (used) break;
+  }
+  if (tried == kSlots) return kNoChange;
+
+  Replacement options[6];  // {a->b, b->a} x {little endian, big endian, decimal text}
+  size_t count = 0;
+  if (slot < CmpTable::kIntSlots) {
+    const CmpTable::IntPair& p = table->ints[slot];
+    size_t width = p.size >= 8 ? 8 : (p.size >= 4 ? 4 : (p.size >= 2 ? 2 : 1));
+    uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+    uint64_t a = p.a & mask;
+    uint64_t b = p.b & mask;
+    // A wide compare of a narrow field (a 4-byte magic loaded into a size_t): sometimes
+    // use the narrowest width that holds both values.
+    if (width > 1 && c.rng.Bool()) {
+      width = std::min(width, NarrowestWidth(std::max(a, b)));
+    }
+    uint64_t delta = 0;
+    if (c.rng.OneIn(8)) delta = c.rng.Bool() ? 1 : ~0ULL;  // operand +-1 for < and >
+    for (int dir = 0; dir < 2; dir++) {
+      for (int big = 0; big < (width > 1 ? 2 : 1); big++) {
+        Replacement& r = options[count++];
+        r.n = width;
+        r.rn = width;
+        StoreInt(r.needle, width, big != 0, dir == 0 ? a : b);
+        StoreInt(r.replacement, width, big != 0, (dir == 0 ? b : a) + delta);
+      }
+      // The value may have come from text (strtol, atoi, sscanf): its decimal form.
+      Replacement& t = options[count++];
+      t.n = DecimalText(dir == 0 ? a : b, width, t.needle);
+      t.rn = DecimalText((dir == 0 ? b : a) + delta, width, t.replacement);
+    }
+  } else {
+    const CmpTable::WordPair& p = table->words[slot - CmpTable::kIntSlots];
+    size_t n = std::min<size_t>(p.size, CmpTable::kMaxWord);
+    for (int dir = 0; dir < 2; dir++) {
+      Replacement& r = options[count++];
+      r.n = n;
+      r.rn = n;
+      std::memcpy(r.needle, dir == 0 ? p.a : p.b, n);
+      std::memcpy(r.replacement, dir == 0 ? p.b : p.a, n);
+    }
+  }
+
+  size_t first = c.rng.BelowSize(count);
+  size_t start = c.rng.BelowSize(c.size + 1);
+  for (size_t i = 0; i < count; i++) {
+    const Replacement& r = options[(first + i) % count];
+    if (r.n == r.rn && std::memcmp(r.needle, r.replacement, r.n) == 0) continue;
+    if (c.size - std::min(c.size, r.n) + r.rn > c.max_size) continue;
+    size_t pos = FindWrapping(c.data, c.size, r.needle, r.n, start);
+    if (pos == c.size) continue;
+    if (r.rn != r.n) {
+      std::memmove(c.data + pos + r.rn, c.data + pos + r.n, c.size - pos - r.n);
+    }
+    std::memcpy(c.data + pos, r.replacement, r.rn);
+    return c.size - r.n + r.rn;
+  }
+  // The operand is not in the input (it may come from a transformation of it): insert the
+  // wanted value somewhere, so later mutations can build on it.
+  const Replacement& r = options[first];
+  return PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
+}
+
+struct MutatorEntry {
+  const char* name;
+  size_t (*fn)(Ctx&);
+};
+
+// Picked uniformly, as in libFuzzer (no weights). EraseBytes must stay first and the
+// fallbacks below must always apply.
+constexpr MutatorEntry kMutators[] = {
+    {"EraseBytes", EraseBytes},
+    {"InsertByte", InsertByte},
+    {"InsertRepeatedBytes", InsertRepeatedBytes},
+    {"ChangeByte", ChangeByte},
+    {"ChangeBit", ChangeBit},
+    {"ShuffleBytes", ShuffleBytes},
+    {"SwapChunks", SwapChunks},
+    {"CopyPart", CopyPart},
+    {"CrossOver", CrossOver},
+    {"ChangeASCIIInt", ChangeAsciiInt},
+    {"ChangeBinInt", ChangeBinInt},
+    {"Dictionary", UseDictionary},
+    {"InputToState", InputToState},
+};
+constexpr size_t kNumMutators = std::size(kMutators);
+constexpr size_t kEraseIndex = 0;
+constexpr size_t kInsertByteIndex = 1;  // always applies to an empty input
+constexpr size_t kChangeBitIndex = 4;   // always applies to a non-empty input
+constexpr int kMaxAttempts = 16;
+
+}  // namespace
+
+Mutator::Mutator(size_t max_size) : max_size_(max_size), scratch_(max_size) {
+  POLLEN_CHECK(max_size >= 1);
+}
+
+size_t Mutator::Mutate(uint8_t* data, size_t size, Rng& rng, const MutationSources& sources) {
+  POLLEN_CHECK(size <= max_size_);
+  Ctx c{data, size, max_size_, rng, sources, scratch_.data()};
+  // Above half the size limit, erase a little more often, so inputs do not drift up to
+  // max_size (the aim of libFuzzer's len_control, without its state).
+  bool large = size > max_size_ / 2;
+  for (int attempt = 0; attempt < kMaxAttempts; attempt++) {
+    size_t index = kEraseIndex;
+    if (!large || !rng.OneIn(8)) index = rng.Below(kNumMutators);
+    size_t new_size = kMutators[index].fn(c);
+    if (new_size != kNoChange) {
+      last_mutator_ = index;
+      return new_size;
+    }
+  }
+  // Only reached when nothing applied (e.g. tiny inputs and no sources).
+  last_mutator_ = size == 0 ? kInsertByteIndex : kChangeBitIndex;
+  return kMutators[last_mutator_].fn(c);
+}
+
+size_t Mutator::MutatorCount() { return kNumMutators; }
+
+const char* Mutator::MutatorName(size_t index) {
+  return index < kNumMutators ? kMutators[index].name : "?";
+}
+
+size_t BeginChain(const Mutator& m, const uint8_t* entry, size_t entry_size, uint8_t* out) {
+  size_t size = std::min(entry_size, m.max_size());
+  if (size > 0) std::memcpy(out, entry, size);
+  return size;
+}
+
+size_t ReplayChain(Mutator& m, const uint8_t* entry, size_t entry_size, uint64_t rng_state,
+                   uint64_t rng_inc, uint32_t chain_length, const MutationSources& sources,
+                   uint8_t* out) {
+  size_t size = BeginChain(m, entry, entry_size, out);
+  Rng rng(rng_state, rng_inc);
+  for (uint32_t i = 0; i < chain_length; i++) size = m.Mutate(out, size, rng, sources);
+  return size;
+}
+
+}  // namespace pollen::engine

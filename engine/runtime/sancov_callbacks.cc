@@ -1,0 +1,106 @@
+// The SanitizerCoverage callbacks that clang emits for -fsanitize=fuzzer-no-link
+// (inline-8bit-counters, pc-table, trace-cmp, indirect-calls, stack-depth). Every callback
+// the compiler may emit is defined here, strongly, so that a target links without any
+// sanitizer runtime and so that ours replace the sanitizer runtimes' weak no-ops.
+#include <cstdint>
+#include <cstring>
+
+#include "engine/runtime/sancov_state.h"
+
+namespace pollen::runtime {
+
+SancovState& GetSancovState() {
+  // Constant-initialised (no constructor runs), so modules may register before main().
+  static SancovState state;
+  return state;
+}
+
+void ClearAllCounters() {
+  SancovState& s = GetSancovState();
+  for (size_t i = 0; i < s.num_modules; i++) {
+    std::memset(s.modules[i].start, 0, static_cast<size_t>(s.modules[i].stop - s.modules[i].start));
+  }
+}
+
+}  // namespace pollen::runtime
+
+using pollen::runtime::GetSancovState;
+
+#define POLLEN_NO_COVERAGE __attribute__((no_sanitize("coverage"), visibility("default")))
+
+extern "C" {
+
+// stack-depth instrumentation writes the lowest stack address seen here.
+__attribute__((visibility("default"))) thread_local uintptr_t __sancov_lowest_stack;
+
+POLLEN_NO_COVERAGE void __sanitizer_cov_8bit_counters_init(uint8_t* start, uint8_t* stop) {
+  auto& s = GetSancovState();
+  if (start == stop) return;
+  for (size_t i = 0; i < s.num_modules; i++) {
+    if (s.modules[i].start == start) return;  // registered twice (dlopen of the same module)
+  }
+  if (s.num_modules == pollen::runtime::SancovState::kMaxModules) {
+    s.too_many_modules = true;
+    return;
+  }
+  s.modules[s.num_modules++] = {start, stop, static_cast<uint32_t>(s.num_counters)};
+  s.num_counters += static_cast<uint64_t>(stop - start);
+}
+
+POLLEN_NO_COVERAGE void __sanitizer_cov_pcs_init(const uintptr_t* begin, const uintptr_t* end) {
+  // Each entry is a (pc, flags) pair.
+  GetSancovState().num_pcs += static_cast<uint64_t>(end - begin) / 2;
+}
+
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_indir(uintptr_t) {}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard(uint32_t*) {}
+
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b) {
+  GetSancovState().cmp.AddInt(a, b, 1);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) {
+  GetSancovState().cmp.AddInt(a, b, 1);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b) {
+  GetSancovState().cmp.AddInt(a, b, 2);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) {
+  GetSancovState().cmp.AddInt(a, b, 2);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) {
+  GetSancovState().cmp.AddInt(a, b, 4);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) {
+  GetSancovState().cmp.AddInt(a, b, 4);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b) {
+  GetSancovState().cmp.AddInt(a, b, 8);
+}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) {
+  GetSancovState().cmp.AddInt(a, b, 8);
+}
+
+// cases[0] = number of cases, cases[1] = bit width of val, cases[2..] = case values.
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cases) {
+  uint64_t n = cases[0];
+  uint64_t bits = cases[1];
+  if (bits < 16) return;
+  uint8_t size = static_cast<uint8_t>(bits / 8);
+  // Record the case closest above the value: the one a solver most likely needs; and the
+  // first case, so that every switch contributes at least one target.
+  uint64_t best = cases[2];
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t c = cases[2 + i];
+    if (c == val) return;
+    if (c > val && (best < val || c < best)) best = c;
+  }
+  GetSancovState().cmp.AddInt(val, best, size);
+  if (n > 1 && cases[2] != best) GetSancovState().cmp.AddInt(val, cases[2], size);
+}
+
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_div4(uint32_t) {}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_div8(uint64_t) {}
+POLLEN_NO_COVERAGE void __sanitizer_cov_trace_gep(uintptr_t) {}
+
+}  // extern "C"

@@ -1,0 +1,322 @@
+#include "engine/runtime/worker.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/coverage.h"
+#include "engine/minimizer.h"
+#include "engine/rng.h"
+#include "engine/runtime/crash_handler.h"
+#include "engine/runtime/sancov_state.h"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
+
+namespace pollen::runtime {
+namespace {
+
+constexpr size_t kMaxFrameWords = 16 * 1024 * 1024;  // 128 MiB: a large dictionary at most
+
+// Stores a field the coordinator may read after this process dies: the compiler must not
+// delay or drop it across the harness call.
+template <typename T>
+inline void Publish(T* field, T value) {
+  __atomic_store_n(field, value, __ATOMIC_RELAXED);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
+uint64_t CoarseNowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+uint64_t NowUs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
+}
+
+[[noreturn]] void Fatal(const char* what) {
+  std::fprintf(stderr, "==%d== ERROR: pollen worker: %s\n", static_cast<int>(getpid()), what);
+  _exit(70);
+}
+
+}  // namespace
+
+Worker::Worker(TestOneInputFn test_one_input, int ctl_in, int ctl_out, engine::WorkerShmView shm,
+               const uint8_t* global_map, uint64_t global_capacity)
+    : test_one_input_(test_one_input),
+      ctl_in_(ctl_in),
+      ctl_out_(ctl_out),
+      shm_(shm),
+      global_map_(global_map),
+      global_capacity_(global_capacity),
+      decoder_(kMaxFrameWords) {
+  features_.resize(shm.header()->max_features);
+}
+
+void Worker::SetPhase(engine::WorkerPhase phase) {
+  Publish(&shm_.header()->phase, static_cast<uint32_t>(phase));
+}
+
+void Worker::CountRun() {
+  request_runs_++;
+  Publish(&shm_.header()->runs, request_runs_);
+  Publish(&shm_.header()->total_runs, shm_.header()->total_runs + 1);
+}
+
+bool Worker::RunOne(const uint8_t* data, size_t size) {
+  SancovState& s = GetSancovState();
+  // The input sits at the very end of exec_buffer_, so a read past its end leaves the
+  // allocation and a sanitizer reports it, as with libFuzzer's per-run heap copy, but
+  // without allocating on every execution.
+  uint8_t* input = exec_buffer_.data() + exec_buffer_.size() - size;
+  if (size > 0) std::memmove(input, data, size);
+  Publish(&shm_.header()->in_target, 1u);
+  s.in_target = true;
+  test_one_input_(input, size);
+  s.in_target = false;
+  Publish(&shm_.header()->in_target, 0u);
+
+  bool any_new = false;
+  size_t written = 0;
+  for (size_t m = 0; m < s.num_modules; m++) {
+    const CounterModule& mod = s.modules[m];
+    size_t count = 0;
+    size_t room = features_.size() - written;
+    engine::ScanAndClearCounters(mod.start, static_cast<size_t>(mod.stop - mod.start), mod.base,
+                                 global_map_, features_.data() + written, room, &count, &any_new);
+    written += std::min(count, room);
+  }
+  feature_count_ = written;
+  return any_new;
+}
+
+uint32_t Worker::PublishFeatures() {
+  uint32_t n = static_cast<uint32_t>(std::min<size_t>(feature_count_, shm_.header()->max_features));
+  std::memcpy(shm_.features(), features_.data(), n * sizeof(uint32_t));
+  Publish(&shm_.header()->feature_count, n);
+  return n;
+}
+
+bool Worker::Send(capnp::MessageBuilder& message) {
+  return engine::WriteFrame(ctl_out_, message).ok();
+}
+
+void Worker::HandleConfigure(schema::WorkerConfig::Reader config) {
+  max_len_ = std::max<uint32_t>(1, std::min(config.getMaxLen(), shm_.header()->max_input));
+  dictionary_.entries.clear();
+  for (auto entry : config.getDictionary()) {
+    dictionary_.entries.emplace_back(reinterpret_cast<const char*>(entry.begin()), entry.size());
+  }
+  mutator_ = std::make_unique<engine::Mutator>(max_len_);
+  mutation_buffer_.assign(max_len_, 0);
+  exec_buffer_.assign(std::max<uint32_t>(max_len_, shm_.header()->max_input), 0);
+}
+
+void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
+  engine::WorkerShmHeader* h = shm_.header();
+  request_runs_ = 0;
+  Publish(&h->runs, uint64_t{0});
+  Publish(&h->raw_in_mem, 0u);
+  SetPhase(engine::WorkerPhase::kFuzz);
+
+  const size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);
+  engine::MutationSources sources;
+  sources.dictionary = &dictionary_;
+  sources.cmp = &h->cmp_snapshot;
+  sources.crossover = shm_.crossover();
+  sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
+
+  engine::Rng rng(request.getRngState(), request.getRngInc());
+  const uint64_t max_runs = request.getMaxRuns() == 0 ? UINT64_MAX : request.getMaxRuns();
+  const uint64_t deadline = CoarseNowMs() + request.getDurationMs();
+  SancovState& s = GetSancovState();
+  uint8_t* buf = mutation_buffer_.data();
+  size_t size = 0;
+  uint32_t chain = 0;
+  bool found = false;
+
+  while (true) {
+    if (chain % engine::kChainLength == 0) {
+      // A new chain: back to the entry, and publish what a replay needs (ReplayChain
+      // starts the same way, with BeginChain).
+      size = engine::BeginChain(*mutator_, shm_.entry(), entry_size, buf);
+      chain = 0;
+      h->chain_rng_state = rng.state();
+      h->chain_rng_inc = rng.inc();
+      std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
+    }
+    size = mutator_->Mutate(buf, size, rng, sources);
+    Publish(&h->chain_length, ++chain);
+    found = RunOne(buf, size);
+    CountRun();
+    if (found || request_runs_ >= max_runs || CoarseNowMs() >= deadline) break;
+  }
+
+  capnp::MallocMessageBuilder message;
+  auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
+  result.setRuns(request_runs_);
+  result.setFound(found);
+  if (found) {
+    std::memcpy(shm_.raw(), buf, size);
+    Publish(&h->raw_size, static_cast<uint32_t>(size));
+    result.setInputSize(static_cast<uint32_t>(size));
+    result.setFeatureCount(PublishFeatures());
+  }
+  SetPhase(engine::WorkerPhase::kIdle);
+  if (!Send(message)) _exit(0);
+}
+
+void Worker::HandleExecute() {
+  engine::WorkerShmHeader* h = shm_.header();
+  request_runs_ = 0;
+  Publish(&h->runs, uint64_t{0});
+  Publish(&h->raw_in_mem, 1u);
+  SetPhase(engine::WorkerPhase::kExecute);
+  size_t size = std::min<size_t>(h->raw_size, h->max_input);
+  uint64_t start = NowUs();
+  RunOne(shm_.raw(), size);
+  uint64_t elapsed = NowUs() - start;
+  CountRun();
+  capnp::MallocMessageBuilder message;
+  auto result = message.initRoot<schema::FromWorker>().initExecuted();
+  result.setFeatureCount(PublishFeatures());
+  result.setExecTimeUs(elapsed);
+  SetPhase(engine::WorkerPhase::kIdle);
+  if (!Send(message)) _exit(0);
+}
+
+void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
+  engine::WorkerShmHeader* h = shm_.header();
+  request_runs_ = 0;
+  Publish(&h->runs, uint64_t{0});
+  Publish(&h->raw_in_mem, 1u);
+  SetPhase(engine::WorkerPhase::kMinimize);
+
+  uint32_t keep_count = std::min(request.getFeatureCount(), h->max_features);
+  std::vector<uint32_t> keep(shm_.features(), shm_.features() + keep_count);
+  std::sort(keep.begin(), keep.end());
+  std::vector<uint8_t> input(shm_.raw(), shm_.raw() + std::min<size_t>(h->raw_size, h->max_input));
+
+  auto oracle = [&](const uint8_t* data, size_t size) {
+    // Publish the candidate before it runs: if it kills us, the coordinator has it.
+    std::memcpy(shm_.raw(), data, size);
+    Publish(&h->raw_size, static_cast<uint32_t>(size));
+    RunOne(data, size);
+    CountRun();
+    // Features come out of the scan sorted by counter index.
+    return std::includes(features_.begin(), features_.begin() + static_cast<ptrdiff_t>(feature_count_),
+                         keep.begin(), keep.end());
+  };
+  uint64_t attempts = 0;
+  std::vector<uint8_t> best = engine::MinimizeBytes(input, oracle, request.getMaxRuns(), &attempts);
+  // Run the result once more: its own, complete feature list goes back.
+  std::memcpy(shm_.raw(), best.data(), best.size());
+  Publish(&h->raw_size, static_cast<uint32_t>(best.size()));
+  RunOne(best.data(), best.size());
+  CountRun();
+
+  capnp::MallocMessageBuilder message;
+  auto result = message.initRoot<schema::FromWorker>().initMinimized();
+  result.setRuns(request_runs_);
+  result.setInputSize(static_cast<uint32_t>(best.size()));
+  result.setFeatureCount(PublishFeatures());
+  SetPhase(engine::WorkerPhase::kIdle);
+  if (!Send(message)) _exit(0);
+}
+
+int Worker::Serve() {
+  {
+    SancovState& s = GetSancovState();
+    capnp::MallocMessageBuilder message;
+    auto hello = message.initRoot<schema::FromWorker>().initHello();
+    hello.setProtocolVersion(schema::WORKER_PROTOCOL_VERSION);
+    hello.setPid(getpid());
+    hello.setNumCounters(s.num_counters);
+    hello.setNumModules(static_cast<uint32_t>(s.num_modules));
+    hello.setNumPcs(s.num_pcs);
+    if (!Send(message)) return 0;
+    if (s.num_counters > global_capacity_) Fatal("more counters than the coverage map holds");
+  }
+  engine::FrameWords words;
+  while (true) {
+    Status st = engine::ReadFrame(ctl_in_, decoder_, &words);
+    if (!st.ok()) return 0;  // the coordinator went away: nothing left to do
+    try {
+      capnp::FlatArrayMessageReader reader(engine::AsWords(words),
+                                           engine::FrameReaderOptions());
+      auto msg = reader.getRoot<schema::ToWorker>();
+      switch (msg.which()) {
+        case schema::ToWorker::CONFIGURE:
+          HandleConfigure(msg.getConfigure());
+          break;
+        case schema::ToWorker::FUZZ:
+          if (!mutator_) Fatal("fuzz request before configure");
+          HandleFuzz(msg.getFuzz());
+          break;
+        case schema::ToWorker::EXECUTE:
+          if (!mutator_) Fatal("execute request before configure");
+          HandleExecute();
+          break;
+        case schema::ToWorker::MINIMIZE:
+          if (!mutator_) Fatal("minimize request before configure");
+          HandleMinimize(msg.getMinimize());
+          break;
+        case schema::ToWorker::SHUTDOWN:
+          return 0;
+        default:
+          Fatal("unknown request");
+      }
+    } catch (const kj::Exception& e) {
+      Fatal("malformed request from the coordinator");
+    }
+  }
+}
+
+int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
+  int ctl_in = -1, ctl_out = -1, shm_fd = -1, cov_fd = -1;
+  unsigned max_input = 0, max_features = 0;
+  const char* fds = getenv(engine::kEnvWorkerFds);
+  const char* sizes = getenv(engine::kEnvWorkerShmSize);
+  if (!fds || std::sscanf(fds, "%d,%d,%d,%d", &ctl_in, &ctl_out, &shm_fd, &cov_fd) != 4 || !sizes ||
+      std::sscanf(sizes, "%u,%u", &max_input, &max_features) != 2) {
+    Fatal("bad worker environment: POLLEN_WORKER_FDS / POLLEN_WORKER_SHM");
+  }
+  auto layout = engine::WorkerShmLayout::For(max_input, max_features);
+  void* base = mmap(nullptr, layout.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+  if (base == MAP_FAILED) Fatal("cannot map the worker's shared memory");
+  engine::WorkerShmView shm(base, layout);
+  if (shm.header()->magic != engine::WorkerShmHeader::kMagic ||
+      shm.header()->version != engine::WorkerShmHeader::kVersion) {
+    Fatal("shared memory of another pollen version");
+  }
+  void* cov_head = mmap(nullptr, sizeof(engine::GlobalCoverageHeader), PROT_READ, MAP_SHARED, cov_fd, 0);
+  if (cov_head == MAP_FAILED) Fatal("cannot map the global coverage map");
+  uint64_t capacity = static_cast<const engine::GlobalCoverageHeader*>(cov_head)->capacity;
+  munmap(cov_head, sizeof(engine::GlobalCoverageHeader));
+  void* cov = mmap(nullptr, engine::kGlobalCoverageDataOffset + capacity, PROT_READ, MAP_SHARED, cov_fd, 0);
+  if (cov == MAP_FAILED) Fatal("cannot map the global coverage map");
+  close(shm_fd);
+  close(cov_fd);
+
+  InstallCrashHandlers(shm.header());
+  Publish(&shm.header()->phase, static_cast<uint32_t>(engine::WorkerPhase::kInit));
+  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
+  ClearAllCounters();  // start-up code is not an execution
+
+  Worker worker(test_one_input, ctl_in, ctl_out, shm,
+                static_cast<const uint8_t*>(cov) + engine::kGlobalCoverageDataOffset, capacity);
+  return worker.Serve();
+}
+
+}  // namespace pollen::runtime

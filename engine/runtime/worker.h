@@ -1,0 +1,74 @@
+// Worker mode: the loop a target runs when the coordinator starts it.
+//
+// The worker owns nothing but its buffers: the coordinator owns the shared memory (it
+// created the memfds) and the global coverage map. Requests arrive as frames on the control
+// pipe; results go back the same way, with the bulk data in shared memory.
+#ifndef POLLEN_ENGINE_RUNTIME_WORKER_H_
+#define POLLEN_ENGINE_RUNTIME_WORKER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/dictionary.h"
+#include "engine/frame.h"
+#include "engine/mutator.h"
+#include "engine/shm_layout.h"
+#include "schema/worker.capnp.h"
+
+namespace pollen::runtime {
+
+using TestOneInputFn = int (*)(const uint8_t*, size_t);
+
+class Worker {
+ public:
+  Worker(TestOneInputFn test_one_input, int ctl_in, int ctl_out, engine::WorkerShmView shm,
+         const uint8_t* global_map, uint64_t global_capacity);
+
+  // Serves requests until the coordinator closes the pipe or asks to shut down.
+  // Returns the process exit code.
+  int Serve();
+
+ private:
+  // One execution of the harness on data[0,size), then the fused scan-and-clear of every
+  // counter. Leaves the execution's features in features_ and reports whether any of them
+  // is missing from the global map.
+  bool RunOne(const uint8_t* data, size_t size);
+
+  void HandleConfigure(schema::WorkerConfig::Reader config);
+  void HandleFuzz(schema::FuzzRequest::Reader request);
+  void HandleExecute();
+  void HandleMinimize(schema::MinimizeRequest::Reader request);
+
+  // Copies features_ into the shared feature area; returns how many fit.
+  uint32_t PublishFeatures();
+  void SetPhase(engine::WorkerPhase phase);
+  void CountRun();
+  bool Send(capnp::MessageBuilder& message);
+
+  TestOneInputFn test_one_input_;
+  int ctl_in_;
+  int ctl_out_;
+  engine::WorkerShmView shm_;
+  const uint8_t* global_map_;
+  uint64_t global_capacity_;
+  engine::FrameDecoder decoder_;
+
+  uint32_t max_len_ = 0;
+  engine::Dictionary dictionary_;
+  std::unique_ptr<engine::Mutator> mutator_;
+  std::vector<uint8_t> mutation_buffer_;  // the input being mutated
+  std::vector<uint8_t> exec_buffer_;      // inputs run from its tail, so ASan sees overflows
+  std::vector<uint32_t> features_;        // features of the last execution
+  size_t feature_count_ = 0;
+  uint64_t request_runs_ = 0;
+};
+
+// Entry point for worker mode: reads the descriptors from the environment, maps shared
+// memory, runs LLVMFuzzerInitialize and serves. Returns the process exit code.
+int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv);
+
+}  // namespace pollen::runtime
+
+#endif  // POLLEN_ENGINE_RUNTIME_WORKER_H_

@@ -1,0 +1,85 @@
+#include "engine/scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/status.h"
+
+namespace pollen::engine {
+
+size_t Scheduler::Add(std::vector<Feature> features) {
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  Entry e;
+  e.ids.reserve(features.size());
+  for (Feature f : features) {
+    auto [it, inserted] = dense_id_.try_emplace(f, static_cast<uint32_t>(freq_.size()));
+    if (inserted) freq_.push_back(0);
+    freq_[it->second]++;
+    e.ids.push_back(it->second);
+  }
+  std::sort(e.ids.begin(), e.ids.end());
+  entries_.push_back(std::move(e));
+  rarity_dirty_ = true;
+  weights_dirty_ = true;
+  return entries_.size() - 1;
+}
+
+void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new) {
+  POLLEN_CHECK(idx < entries_.size());
+  Entry& e = entries_[idx];
+  e.runs += runs;
+  if (found_new) {
+    e.runs_since_new = 0;
+    weights_dirty_ = true;
+  } else {
+    e.runs_since_new += runs;
+    if (++records_since_rebuild_ >= kRebuildEvery) weights_dirty_ = true;
+  }
+}
+
+void Scheduler::Rebuild() {
+  if (rarity_dirty_) {
+    for (Entry& e : entries_) {
+      double r = 0;
+      for (uint32_t id : e.ids) r += 1.0 / freq_[id];
+      e.rarity = r;
+    }
+    rarity_dirty_ = false;
+  }
+  cumulative_.resize(entries_.size());
+  double sum_raw = 0;
+  for (size_t i = 0; i < entries_.size(); i++) {
+    const Entry& e = entries_[i];
+    double decay = 1.0 + static_cast<double>(e.runs_since_new) / kDecayRuns;
+    cumulative_[i] = e.rarity / decay;  // raw weight for now
+    sum_raw += cumulative_[i];
+  }
+  double floor = sum_raw > 0 ? kMinShare * sum_raw / static_cast<double>(entries_.size()) : 0;
+  double total = 0;
+  for (size_t i = 0; i < cumulative_.size(); i++) {
+    double w = sum_raw > 0 ? std::max(cumulative_[i], floor) : 1.0;
+    total += w;
+    cumulative_[i] = total;
+  }
+  weights_dirty_ = false;
+  records_since_rebuild_ = 0;
+}
+
+size_t Scheduler::Choose(Rng& rng) {
+  POLLEN_CHECK(!entries_.empty());
+  if (rarity_dirty_ || weights_dirty_) Rebuild();
+  // 53 random bits give a uniform double in [0, 1).
+  double r = static_cast<double>(rng.Next64() >> 11) * 0x1.0p-53 * cumulative_.back();
+  size_t i = static_cast<size_t>(
+      std::upper_bound(cumulative_.begin(), cumulative_.end(), r) - cumulative_.begin());
+  return std::min(i, cumulative_.size() - 1);  // r rounded up to the total
+}
+
+double Scheduler::Weight(size_t idx) {
+  POLLEN_CHECK(idx < entries_.size());
+  if (rarity_dirty_ || weights_dirty_) Rebuild();
+  return idx == 0 ? cumulative_[0] : cumulative_[idx] - cumulative_[idx - 1];
+}
+
+}  // namespace pollen::engine

@@ -1,0 +1,94 @@
+// Which corpus entry to fuzz next: entries with rare features first, with energy decay.
+//
+// Weights (Centipede's feature_rarity, with an energy decay in the spirit of libFuzzer's
+// entropic schedule; docs engine-techniques.md §1.5, §4):
+//
+//   freq(f)      = number of corpus entries whose feature set contains f
+//   rarity(e)    = Σ_{f ∈ features(e)} 1 / freq(f)
+//   decay(e)     = 1 + runs_since_new(e) / kDecayRuns
+//   raw(e)       = rarity(e) / decay(e)
+//   weight(e)    = max(raw(e), kMinShare · mean_e' raw(e'))      (all 1 when every raw is 0)
+//   P(choose e)  = weight(e) / Σ weight
+//
+// runs_since_new(e) counts the executions spent on mutants of e since it last produced a
+// new feature (RecordFuzzed), so an entry that stopped paying off fades but, thanks to the
+// kMinShare floor, never starves: each entry keeps at least kMinShare of the mean weight.
+// A feature unique to one entry is worth as much as a feature shared by N entries is worth
+// to all N together, so a corpus of near-duplicates does not crowd out the one input that
+// reaches something new.
+//
+// Cost: rarities are recomputed (O(total features)) lazily after Add; the cumulative weight
+// vector (O(entries)) after Add, after a RecordFuzzed that found something, and after every
+// kRebuildEvery other RecordFuzzed calls. Choose is a binary search. Features are mapped to
+// dense ids on Add, so the rebuild touches arrays, not hash tables.
+//
+// Deterministic: the same calls with the same Rng state give the same choices.
+// Not thread-safe.
+#ifndef POLLEN_ENGINE_SCHEDULER_H_
+#define POLLEN_ENGINE_SCHEDULER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/coverage.h"
+#include "engine/rng.h"
+
+namespace pollen::engine {
+
+class Scheduler {
+ public:
+  // Runs without a find that divide an entry's weight by one more.
+  static constexpr uint64_t kDecayRuns = 4096;
+  // Every entry keeps at least this fraction of the mean weight.
+  static constexpr double kMinShare = 0.01;
+  // RecordFuzzed calls (without a find) between rebuilds of the sampling table.
+  static constexpr uint64_t kRebuildEvery = 64;
+
+  Scheduler() = default;
+
+  // Adds an entry with these features (duplicates are ignored). Returns its index, which is
+  // size() before the call; indices are dense and never reused.
+  size_t Add(std::vector<Feature> features);
+
+  // Picks an entry with probability proportional to its weight (see the file comment).
+  // Precondition: size() > 0.
+  size_t Choose(Rng& rng);
+
+  // Records that `runs` mutants of entry idx were executed and whether any of them found a
+  // new feature (which resets the entry's decay). Precondition: idx < size().
+  void RecordFuzzed(size_t idx, uint64_t runs, bool found_new);
+
+  // Number of entries.
+  size_t size() const { return entries_.size(); }
+
+  // The current weight of entry idx (after bringing the table up to date), for monitoring
+  // and tests. Precondition: idx < size().
+  double Weight(size_t idx);
+
+  // Total runs recorded for entry idx. Precondition: idx < size().
+  uint64_t runs(size_t idx) const { return entries_[idx].runs; }
+
+ private:
+  struct Entry {
+    std::vector<uint32_t> ids;  // dense feature ids, sorted, unique
+    double rarity = 0;
+    uint64_t runs = 0;
+    uint64_t runs_since_new = 0;
+  };
+
+  void Rebuild();
+
+  std::unordered_map<Feature, uint32_t> dense_id_;
+  std::vector<uint32_t> freq_;  // by dense id: number of entries having the feature
+  std::vector<Entry> entries_;
+  std::vector<double> cumulative_;  // cumulative_[i] = Σ_{j<=i} weight(j)
+  bool rarity_dirty_ = false;
+  bool weights_dirty_ = false;
+  uint64_t records_since_rebuild_ = 0;
+};
+
+}  // namespace pollen::engine
+
+#endif  // POLLEN_ENGINE_SCHEDULER_H_

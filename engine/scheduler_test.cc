@@ -1,0 +1,115 @@
+#include "engine/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/rng.h"
+
+namespace pollen::engine {
+namespace {
+
+constexpr int kDraws = 100000;
+
+// 50 entries with the same common features, then one with those plus a unique one.
+Scheduler CommonPlusUnique() {
+  Scheduler s;
+  for (int i = 0; i < 50; i++) EXPECT_EQ(s.Add({1, 2, 3}), static_cast<size_t>(i));
+  EXPECT_EQ(s.Add({1, 2, 3, 999}), 50u);
+  return s;
+}
+
+std::vector<int> Histogram(Scheduler& s, uint64_t seed, int draws) {
+  Rng rng = Rng::FromSeed(seed);
+  std::vector<int> counts(s.size(), 0);
+  for (int i = 0; i < draws; i++) counts[s.Choose(rng)]++;
+  return counts;
+}
+
+TEST(SchedulerTest, RareFeatureEntryIsChosenMuchMoreOften) {
+  Scheduler s = CommonPlusUnique();
+  EXPECT_EQ(s.size(), 51u);
+  std::vector<int> counts = Histogram(s, 7, kDraws);
+  // Weights: 3/51 for each common entry, 3/51 + 1 for the unique one: about 26% vs 1.5%.
+  EXPECT_GT(counts[50], kDraws / 5);
+  EXPECT_LT(counts[50], kDraws / 3);
+  for (int i = 0; i < 50; i++) {
+    EXPECT_GT(counts[i], 0) << i;
+    EXPECT_GT(counts[50], 10 * counts[i]) << i;
+  }
+  // Round robin or uniform would give the unique entry 1/51 of the draws.
+}
+
+TEST(SchedulerTest, DuplicateFeaturesInOneEntryCountOnce) {
+  Scheduler a;
+  a.Add({5});
+  a.Add({6, 6, 6, 6});
+  EXPECT_DOUBLE_EQ(a.Weight(0), a.Weight(1));
+  EXPECT_DOUBLE_EQ(a.Weight(0), 1.0);
+}
+
+TEST(SchedulerTest, FuzzedALotEntryShareDrops) {
+  Scheduler s = CommonPlusUnique();
+  int before = Histogram(s, 11, kDraws)[50];
+  double weight_before = s.Weight(50);
+  // A hundred rounds of fruitless fuzzing, as a worker would report them.
+  for (int i = 0; i < 100; i++) s.RecordFuzzed(50, 10 * Scheduler::kDecayRuns, false);
+  EXPECT_EQ(s.runs(50), 1000 * Scheduler::kDecayRuns);
+  int after = Histogram(s, 11, kDraws)[50];
+  EXPECT_LT(s.Weight(50), weight_before / 100);
+  EXPECT_LT(after, before / 10);
+  EXPECT_GT(after, 0);  // the floor keeps it alive
+  // A find restores its weight at once.
+  s.RecordFuzzed(50, 1, true);
+  EXPECT_DOUBLE_EQ(s.Weight(50), weight_before);
+}
+
+TEST(SchedulerTest, NoEntryStarves) {
+  Scheduler s;
+  s.Add({});  // no features at all: weight would be 0
+  for (int i = 0; i < 9; i++) s.Add({static_cast<Feature>(100 + i)});
+  for (int i = 1; i < 10; i++) s.RecordFuzzed(i, 1, false);
+  EXPECT_GT(s.Weight(0), 0);
+  std::vector<int> counts = Histogram(s, 3, kDraws);
+  EXPECT_GT(counts[0], 0);
+  EXPECT_LT(counts[0], kDraws / 100);  // about 0.1%: present but small
+}
+
+TEST(SchedulerTest, AllZeroWeightsFallBackToUniform) {
+  Scheduler s;
+  for (int i = 0; i < 4; i++) s.Add({});
+  std::vector<int> counts = Histogram(s, 5, 40000);
+  for (int c : counts) {
+    EXPECT_GT(c, 9000);
+    EXPECT_LT(c, 11000);
+  }
+}
+
+TEST(SchedulerTest, AddingSharersLowersRarity) {
+  Scheduler s;
+  s.Add({42});
+  EXPECT_DOUBLE_EQ(s.Weight(0), 1.0);
+  s.Add({42});
+  EXPECT_DOUBLE_EQ(s.Weight(0), 0.5);
+  EXPECT_DOUBLE_EQ(s.Weight(1), 0.5);
+}
+
+TEST(SchedulerTest, DeterministicGivenRng) {
+  auto run = [](uint64_t seed) {
+    Scheduler s = CommonPlusUnique();
+    Rng rng = Rng::FromSeed(seed);
+    std::vector<size_t> picks;
+    for (int i = 0; i < 2000; i++) {
+      size_t p = s.Choose(rng);
+      picks.push_back(p);
+      s.RecordFuzzed(p, 100, i % 97 == 0);
+      if (i % 500 == 0) s.Add({static_cast<Feature>(5000 + i)});
+    }
+    return picks;
+  };
+  EXPECT_EQ(run(1), run(1));
+  EXPECT_NE(run(1), run(2));
+}
+
+}  // namespace
+}  // namespace pollen::engine

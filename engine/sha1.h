@@ -1,0 +1,23 @@
+// SHA-1 (FIPS 180-4 §6.1), to name corpus and crash files by content like libFuzzer does.
+//
+// Not for security: SHA-1 is broken against deliberate collisions. It is used here only
+// because libFuzzer names files by it, so corpora stay interchangeable.
+#ifndef POLLEN_ENGINE_SHA1_H_
+#define POLLEN_ENGINE_SHA1_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace pollen::engine {
+
+// The 20-byte SHA-1 digest of data[0, n). data may be null when n == 0. Thread-safe.
+std::array<uint8_t, 20> Sha1(const uint8_t* data, size_t n);
+
+// The digest of data[0, n) as 40 lowercase hex digits (libFuzzer's file names).
+std::string Sha1Hex(const uint8_t* data, size_t n);
+
+}  // namespace pollen::engine
+
+#endif  // POLLEN_ENGINE_SHA1_H_

@@ -1,0 +1,450 @@
+#include "engine/clock.h"
+#include "node/coordinator.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <poll.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "node/artifacts.h"
+#include "node/crash_minimizer.h"
+#include "node/interrupt.h"
+#include "schema/worker.capnp.h"
+
+namespace pollen::node {
+namespace {
+
+constexpr uint32_t kFuzzUnitMs = 100;        // a worker's time alone with one entry
+constexpr uint64_t kMinimizeRuns = 4096;     // executions spent minimizing one new input
+constexpr uint64_t kRssCheckEveryMs = 200;
+constexpr uint64_t kTimeoutGraceMs = 2000;   // after SIGUSR1, before SIGKILL
+
+
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string HumanBytes(uint64_t b) {
+  char buf[32];
+  if (b < 10 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%lub", static_cast<unsigned long>(b));
+  } else if (b < 10 * 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%luKb", static_cast<unsigned long>(b / 1024));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%luMb", static_cast<unsigned long>(b / (1024 * 1024)));
+  }
+  return buf;
+}
+
+}  // namespace
+
+struct Coordinator::Slot {
+  enum class State { kIdle, kFuzz, kMinimize, kExecute };
+  std::unique_ptr<WorkerProcess> proc;
+  State state = State::kIdle;
+  size_t entry = SIZE_MAX;  // corpus index being fuzzed; SIZE_MAX = the empty input
+  uint64_t last_runs = 0;
+  uint64_t last_progress_ms = 0;
+  uint64_t timeout_signalled_ms = 0;
+  bool killed_for_timeout = false;
+  bool killed_for_oom = false;
+  uint64_t oom_rss_mb = 0;
+  uint64_t max_rss_mb = 0;
+};
+
+Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
+                         storage::CorpusStore* store, std::string artifact_dir)
+    : options_(options),
+      launcher_(launcher),
+      corpus_(corpus),
+      store_(store),
+      artifact_dir_(std::move(artifact_dir)),
+      coverage_(launcher->coverage()),
+      rng_(engine::Rng::FromSeed(options.seed)),
+      replay_mutator_(launcher->options().max_len) {}
+
+Coordinator::~Coordinator() = default;
+
+Status Coordinator::StartSlot(Slot& slot) {
+  auto launched = launcher_->Launch();
+  if (!launched.ok()) return launched.status();
+  slot = Slot();
+  slot.proc = std::move(launched).value();
+  return Status::Ok();
+}
+
+uint64_t Coordinator::TotalRuns() const {
+  uint64_t total = retired_runs_;
+  for (const auto& s : slots_) {
+    if (s->proc) total += __atomic_load_n(&s->proc->shm().header()->total_runs, __ATOMIC_RELAXED);
+  }
+  return total;
+}
+
+bool Coordinator::ShouldStop() const {
+  if (stop_) return true;
+  if (options_.time != 0 && engine::MonotonicMs() - start_ms_ >= options_.time * 1000) return true;
+  if (options_.runs != 0 && TotalRuns() >= options_.runs) return true;
+  return false;
+}
+
+void Coordinator::Dispatch(Slot& slot) {
+  if (!slot.proc || slot.state != Slot::State::kIdle || stop_) return;
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  capnp::MallocMessageBuilder message;
+  auto request = message.initRoot<schema::ToWorker>();
+  slot.proc->ClearStderr();
+  if (!to_execute_.empty()) {
+    std::vector<uint8_t> input = std::move(to_execute_.front());
+    to_execute_.pop_front();
+    size_t n = std::min<size_t>(input.size(), h->max_input);
+    std::memcpy(slot.proc->shm().raw(), input.data(), n);
+    h->raw_size = static_cast<uint32_t>(n);
+    request.initExecute();
+    slot.state = Slot::State::kExecute;
+  } else {
+    if (!baseline_done_) {
+      bool executing = std::any_of(slots_.begin(), slots_.end(), [](const auto& s) {
+        return s->state == Slot::State::kExecute;
+      });
+      if (executing) return;  // fuzz only once the baseline coverage is complete
+      baseline_done_ = true;
+      PrintStatus("INITED");
+    }
+    size_t size = corpus_->size();
+    slot.entry = size == 0 ? SIZE_MAX : corpus_->Choose(rng_);
+    if (slot.entry == SIZE_MAX) {
+      h->entry_size = 0;
+      h->crossover_size = 0;
+    } else {
+      const auto& e = corpus_->entry(slot.entry);
+      const auto& partner = corpus_->entry(rng_.Below(static_cast<uint32_t>(size)));
+      size_t en = std::min<size_t>(e.data.size(), h->max_input);
+      size_t pn = std::min<size_t>(partner.data.size(), h->max_input);
+      std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
+      std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
+      h->entry_size = static_cast<uint32_t>(en);
+      h->crossover_size = static_cast<uint32_t>(pn);
+    }
+    auto fuzz = request.initFuzz();
+    fuzz.setRngState(rng_.Next64());
+    fuzz.setRngInc(rng_.Next64());
+    fuzz.setDurationMs(kFuzzUnitMs);
+    if (options_.runs != 0) {
+      uint64_t done = TotalRuns();
+      fuzz.setMaxRuns(done >= options_.runs ? 1 : options_.runs - done);
+    }
+    slot.state = Slot::State::kFuzz;
+  }
+  slot.last_runs = 0;
+  slot.last_progress_ms = engine::MonotonicMs();
+  if (!slot.proc->Send(message).ok()) {
+    // The worker is gone; its death shows on the control pipe.
+  }
+}
+
+void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us) {
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  uint32_t n = std::min(h->feature_count, h->max_features);
+  const uint32_t* features = slot.proc->shm().features();
+  if (coverage_->CountNew(features, n) == 0) return;  // someone else was first
+  coverage_->Add(features, n);
+  Status st = corpus_->Add(std::vector<uint8_t>(data, data + size),
+                           std::vector<uint32_t>(features, features + n), exec_time_us);
+  if (!st.ok()) {
+    spdlog::error("cannot store a corpus entry: {}", st.message());
+    stop_ = true;
+    summary_.exit_code = 2;
+    return;
+  }
+  PrintStatus(baseline_done_ ? "NEW" : "SEED");
+}
+
+void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  try {
+    capnp::FlatArrayMessageReader reader(engine::AsWords(words),
+                                         engine::FrameReaderOptions());
+    auto msg = reader.getRoot<schema::FromWorker>();
+    switch (msg.which()) {
+      case schema::FromWorker::FUZZ_DONE: {
+        auto r = msg.getFuzzDone();
+        slot.state = Slot::State::kIdle;
+        if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound());
+        if (!r.getFound()) break;
+        uint32_t n = std::min(r.getFeatureCount(), h->max_features);
+        std::vector<uint32_t> fresh = coverage_->NewFeatures(slot.proc->shm().features(), n);
+        if (fresh.empty()) break;
+        // Minimize while every new feature stays covered.
+        std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
+        capnp::MallocMessageBuilder message;
+        auto m = message.initRoot<schema::ToWorker>().initMinimize();
+        m.setFeatureCount(static_cast<uint32_t>(fresh.size()));
+        m.setMaxRuns(kMinimizeRuns);
+        slot.state = Slot::State::kMinimize;
+        slot.last_runs = 0;
+        slot.last_progress_ms = engine::MonotonicMs();
+        (void)slot.proc->Send(message);
+        return;
+      }
+      case schema::FromWorker::MINIMIZED: {
+        auto r = msg.getMinimized();
+        slot.state = Slot::State::kIdle;
+        size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
+        AcceptInput(slot, slot.proc->shm().raw(), size, 0);
+        break;
+      }
+      case schema::FromWorker::EXECUTED: {
+        slot.state = Slot::State::kIdle;
+        size_t size = std::min<size_t>(h->raw_size, h->max_input);
+        AcceptInput(slot, slot.proc->shm().raw(), size, msg.getExecuted().getExecTimeUs());
+        break;
+      }
+      default:
+        spdlog::warn("worker {} sent an unexpected message; restarting it", slot.proc->pid());
+        slot.proc->Kill();
+        return;
+    }
+  } catch (const kj::Exception& e) {
+    spdlog::warn("worker {} sent a malformed message; restarting it", slot.proc->pid());
+    slot.proc->Kill();
+    return;
+  }
+  Dispatch(slot);
+}
+
+std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
+  engine::WorkerShmView& shm = slot.proc->shm();
+  engine::WorkerShmHeader* h = shm.header();
+  auto phase = static_cast<engine::WorkerPhase>(__atomic_load_n(&h->phase, __ATOMIC_RELAXED));
+  if (phase == engine::WorkerPhase::kFuzz) {
+    engine::MutationSources sources;
+    sources.dictionary = &launcher_->options().dictionary;
+    sources.cmp = &h->cmp_snapshot;
+    sources.crossover = shm.crossover();
+    sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
+    std::vector<uint8_t> out(replay_mutator_.max_size());
+    size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);  // as the worker does
+    size_t n = engine::ReplayChain(replay_mutator_, shm.entry(), entry_size, h->chain_rng_state,
+                                   h->chain_rng_inc, h->chain_length, sources, out.data());
+    out.resize(n);
+    return out;
+  }
+  if (phase == engine::WorkerPhase::kExecute || phase == engine::WorkerPhase::kMinimize) {
+    size_t n = std::min<size_t>(h->raw_size, h->max_input);
+    return std::vector<uint8_t>(shm.raw(), shm.raw() + n);
+  }
+  return {};
+}
+
+void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure& failure) {
+  uint64_t seen = ++failure_counts_[failure.signature];
+  if (store_ != nullptr) {
+    storage::CrashRecord record{failure.kind, input, failure.report, 1, UnixMs(), UnixMs()};
+    Status st = store_->PutCrash(failure.signature, record);
+    if (!st.ok()) spdlog::warn("cannot record the failure in the store: {}", st.message());
+  }
+  if (seen > 1) {
+    spdlog::info("known failure {} ({}), seen {} times", failure.signature, failure.kind, seen);
+    return;
+  }
+  spdlog::error("FAILURE: {} [{}]", failure.summary, failure.signature);
+  std::fprintf(stderr, "%s\n", failure.report.c_str());
+  std::vector<uint8_t> saved = input;
+  Failure saved_failure = failure;
+  if (!Interrupted()) {
+    spdlog::info("minimizing the {}-byte input (at most {} s)...", input.size(), options_.minimize_time);
+    CrashMinimizeResult r = MinimizeFailure(*launcher_, input, failure, options_.minimize_time);
+    if (r.input.size() < input.size()) {
+      spdlog::info("minimized to {} bytes in {} attempts", r.input.size(), r.attempts);
+      saved = r.input;
+      saved_failure.report = r.failure.report;
+      saved_failure.summary = r.failure.summary;
+    }
+  }
+  auto path = SaveArtifact(artifact_dir_, saved, saved_failure, options_.target);
+  if (!path.ok()) {
+    spdlog::error("{}", path.status().message());
+  } else {
+    spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro {} {}", path.value(),
+                 saved.size(), options_.target, path.value());
+    summary_.artifacts.push_back(path.value());
+  }
+  summary_.failures++;
+  if (!options_.keep_going) stop_ = true;
+}
+
+void Coordinator::HandleDeath(Slot& slot) {
+  slot.proc->Kill();
+  DeathContext death;
+  death.wait_status = slot.proc->WaitExit();
+  death.stderr_text = slot.proc->stderr_text();
+  death.killed_for_timeout = slot.killed_for_timeout;
+  death.killed_for_oom = slot.killed_for_oom;
+  death.rss_mb = slot.oom_rss_mb;
+  death.timeout_s = options_.timeout;
+  death.rss_limit_mb = options_.rss_limit_mb;
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  death.exit_in_target = h->exit_in_target != 0;
+  retired_runs_ += h->total_runs;
+  std::vector<uint8_t> input = RebuildInput(slot);
+  Failure failure = ClassifyFailure(death);
+  slot.proc.reset();
+  slot.state = Slot::State::kIdle;
+  RecordFailure(input, failure);
+  if (stop_) return;
+  Status st = StartSlot(slot);
+  if (!st.ok()) {
+    spdlog::error("cannot restart a worker: {}", st.message());
+    stop_ = true;
+    summary_.exit_code = 2;
+  }
+}
+
+void Coordinator::Watch(Slot& slot, uint64_t now_ms) {
+  if (!slot.proc || slot.state == Slot::State::kIdle) return;
+  uint64_t runs = __atomic_load_n(&slot.proc->shm().header()->runs, __ATOMIC_RELAXED);
+  if (runs != slot.last_runs) {
+    slot.last_runs = runs;
+    slot.last_progress_ms = now_ms;
+  }
+  if (!slot.killed_for_timeout && now_ms - slot.last_progress_ms > options_.timeout * 1000ULL) {
+    slot.killed_for_timeout = true;
+    slot.timeout_signalled_ms = now_ms;
+    kill(slot.proc->pid(), SIGUSR1);  // the runtime prints where it is stuck, then exits
+  } else if (slot.killed_for_timeout && now_ms - slot.timeout_signalled_ms > kTimeoutGraceMs) {
+    slot.proc->Kill();
+  }
+}
+
+void Coordinator::PrintStatus(const char* event) {
+  uint64_t now = engine::MonotonicMs();
+  last_status_ms_ = now;
+  double secs = std::max(0.001, static_cast<double>(now - start_ms_) / 1000.0);
+  uint64_t runs = TotalRuns();
+  uint64_t rss = 0;
+  for (const auto& s : slots_) rss = std::max(rss, s->max_rss_mb);
+  spdlog::info("#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s",
+               runs, event, static_cast<uint64_t>(static_cast<double>(runs) / secs),
+               coverage_->edges(), coverage_->features(), corpus_->size(),
+               HumanBytes(corpus_->total_bytes()), summary_.failures, rss,
+               static_cast<uint64_t>(secs));
+}
+
+Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
+                                     std::vector<std::vector<uint32_t>> known_features) {
+  start_ms_ = engine::MonotonicMs();
+  for (auto& s : seeds) to_execute_.push_back(std::move(s));
+  if (to_execute_.empty() && corpus_->size() == 0) to_execute_.push_back({});  // the empty input
+
+  uint32_t workers = options_.workers;
+  if (workers == 0) workers = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  for (uint32_t i = 0; i < workers; i++) {
+    auto slot = std::make_unique<Slot>();
+    Status st = StartSlot(*slot);
+    if (!st.ok()) return st;
+    slots_.push_back(std::move(slot));
+  }
+  // The map has its size once a worker said hello: restored entries' coverage goes in now.
+  for (const auto& f : known_features) coverage_->Add(f.data(), f.size());
+  const HelloInfo& hello = launcher_->hello();
+  spdlog::info("{} workers; {} coverage counters in {} modules, {} pcs; seed {}; {} inputs to run first, "
+               "{} corpus entries restored",
+               workers, hello.num_counters, hello.num_modules, hello.num_pcs, options_.seed,
+               to_execute_.size(), corpus_->size());
+
+  uint64_t last_rss_ms = 0;
+  std::vector<pollfd> fds;
+  engine::FrameWords words;
+  while (!ShouldStop()) {
+    for (auto& s : slots_) Dispatch(*s);
+    fds.clear();
+    fds.push_back({InterruptFd(), POLLIN, 0});
+    for (auto& s : slots_) {
+      if (!s->proc) continue;
+      fds.push_back({s->proc->control_fd(), POLLIN, 0});
+      fds.push_back({s->proc->stderr_fd(), POLLIN, 0});
+    }
+    poll(fds.data(), fds.size(), 50);
+    if (Interrupted()) {
+      summary_.interrupted = true;
+      break;
+    }
+    for (auto& s : slots_) {
+      if (!s->proc) continue;
+      s->proc->DrainStderr();
+      bool dead = false;
+      while (!dead && s->proc) {
+        auto r = s->proc->TryReceive(&words);
+        if (r == WorkerProcess::Receive::kMessage) {
+          HandleMessage(*s, words);
+        } else if (r == WorkerProcess::Receive::kClosed || r == WorkerProcess::Receive::kError) {
+          dead = true;
+        } else {
+          break;
+        }
+      }
+      if (dead) HandleDeath(*s);
+      if (stop_) break;
+    }
+    uint64_t now = engine::MonotonicMs();
+    for (auto& s : slots_) Watch(*s, now);
+    if (now - last_rss_ms >= kRssCheckEveryMs) {
+      last_rss_ms = now;
+      for (auto& s : slots_) {
+        if (!s->proc) continue;
+        uint64_t rss = s->proc->RssMb();
+        s->max_rss_mb = std::max(s->max_rss_mb, rss);
+        if (options_.rss_limit_mb != 0 && rss > options_.rss_limit_mb && !s->killed_for_oom) {
+          s->killed_for_oom = true;
+          s->oom_rss_mb = rss;
+          s->proc->Kill();
+        }
+      }
+    }
+    if (baseline_done_ && now - last_status_ms_ >= options_.status_every * 1000ULL) PrintStatus("pulse");
+  }
+
+  // Shut down: ask politely, then make sure.
+  for (auto& s : slots_) {
+    if (!s->proc) continue;
+    capnp::MallocMessageBuilder message;
+    message.initRoot<schema::ToWorker>().setShutdown();
+    (void)s->proc->Send(message);
+  }
+  for (auto& s : slots_) {
+    if (!s->proc) continue;
+    retired_runs_ += s->proc->shm().header()->total_runs;
+    s->proc->Kill();
+    s->proc->WaitExit();
+    s->proc.reset();
+  }
+  Status flushed = corpus_->Flush();
+  if (!flushed.ok()) spdlog::error("flushing the corpus: {}", flushed.message());
+
+  summary_.executions = retired_runs_;
+  summary_.seconds = static_cast<double>(engine::MonotonicMs() - start_ms_) / 1000.0;
+  summary_.edges = coverage_->edges();
+  summary_.features = coverage_->features();
+  summary_.corpus_entries = corpus_->size();
+  summary_.corpus_bytes = corpus_->total_bytes();
+  if (summary_.exit_code == 0) {
+    if (summary_.failures > 0) {
+      summary_.exit_code = 1;
+    } else if (summary_.interrupted) {
+      summary_.exit_code = 130;
+    }
+  }
+  return summary_;
+}
+
+}  // namespace pollen::node

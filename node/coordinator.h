@@ -1,0 +1,94 @@
+// The local coordinator of `pollen fuzz`: drives N worker processes from one thread.
+//
+// Start-up runs every stored and seed input once (the baseline) and merges its coverage.
+// Then each idle worker gets a corpus entry, chosen by the scheduler, to mutate for about
+// 100 ms in its own loop; it reports back when an execution covered something the global
+// map lacks, and the coordinator checks that against the map (another worker may have been
+// first), has the input minimized while it keeps the new features, and adds it to the live
+// corpus. A worker that dies is a failure: its input is rebuilt from shared memory, it is
+// minimized and saved as an artifact, and the worker is restarted.
+#ifndef POLLEN_NODE_COORDINATOR_H_
+#define POLLEN_NODE_COORDINATOR_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/mutator.h"
+#include "engine/rng.h"
+#include "node/fuzz_options.h"
+#include "node/global_coverage.h"
+#include "node/live_corpus.h"
+#include "node/worker_launcher.h"
+#include "storage/corpus_store.h"
+
+namespace pollen::node {
+
+struct FuzzSummary {
+  uint64_t executions = 0;
+  double seconds = 0;
+  size_t edges = 0;
+  size_t features = 0;
+  size_t corpus_entries = 0;
+  uint64_t corpus_bytes = 0;
+  uint64_t failures = 0;           // distinct signatures saved
+  std::vector<std::string> artifacts;
+  bool interrupted = false;
+  int exit_code = 0;               // 0 no failure, 1 failure found, 130 interrupted
+};
+
+struct CoordinatorStats;
+
+class Coordinator {
+ public:
+  // `store` may be null (nothing persisted). `launcher` and `corpus` must outlive this.
+  Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
+              storage::CorpusStore* store, std::string artifact_dir);
+  ~Coordinator();
+
+  // Fuzzes until the time or run limit, Ctrl-C, or the first failure (unless keep_going).
+  // Errors are set-up problems (the target would not start).
+  Result<FuzzSummary> Run(std::vector<std::vector<uint8_t>> seeds,
+                          std::vector<std::vector<uint32_t>> known_features);
+
+ private:
+  struct Slot;
+
+  Status StartSlot(Slot& slot);
+  void Dispatch(Slot& slot);
+  void HandleMessage(Slot& slot, const engine::FrameWords& words);
+  void HandleDeath(Slot& slot);
+  void Watch(Slot& slot, uint64_t now_ms);
+  std::vector<uint8_t> RebuildInput(Slot& slot);
+  void RecordFailure(const std::vector<uint8_t>& input, const Failure& failure);
+  void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us);
+  void PrintStatus(const char* event);
+  uint64_t TotalRuns() const;
+  bool ShouldStop() const;
+
+  const FuzzOptions& options_;
+  WorkerLauncher* launcher_;
+  LiveCorpus* corpus_;
+  storage::CorpusStore* store_;
+  std::string artifact_dir_;
+  GlobalCoverage* coverage_;
+  engine::Rng rng_;
+  engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
+
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::deque<std::vector<uint8_t>> to_execute_;  // baseline inputs not yet run
+  std::map<std::string, uint64_t> failure_counts_;  // signature -> times seen
+  FuzzSummary summary_;
+  uint64_t retired_runs_ = 0;  // executions of workers that are gone
+  uint64_t start_ms_ = 0;
+  uint64_t last_status_ms_ = 0;
+  bool stop_ = false;
+  bool baseline_done_ = false;
+};
+
+}  // namespace pollen::node
+
+#endif  // POLLEN_NODE_COORDINATOR_H_

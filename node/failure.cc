@@ -1,0 +1,134 @@
+#include "node/failure.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstring>
+#include <regex>
+#include <sstream>
+
+#include "engine/sha1.h"
+#include "engine/signal_names.h"
+#include "node/symbolizer.h"
+
+namespace pollen::node {
+namespace {
+
+// The part of stderr that is the report: from the last line that opens one.
+std::string ReportPart(const std::string& text) {
+  static const char* kOpeners[] = {"ERROR: AddressSanitizer", "ERROR: MemorySanitizer",
+                                   "ERROR: LeakSanitizer", "runtime error:",
+                                   "ERROR: pollen", "AddressSanitizer:DEADLYSIGNAL",
+                                   "UndefinedBehaviorSanitizer:DEADLYSIGNAL"};
+  size_t best = std::string::npos;
+  for (const char* o : kOpeners) {
+    size_t p = text.find(o);
+    if (p != std::string::npos && (best == std::string::npos || p < best)) best = p;
+  }
+  if (best == std::string::npos) {
+    // No report: keep the last lines, they are the best hint.
+    size_t keep = 4096;
+    return text.size() > keep ? text.substr(text.size() - keep) : text;
+  }
+  size_t line_start = text.rfind('\n', best);
+  return text.substr(line_start == std::string::npos ? 0 : line_start + 1);
+}
+
+bool IsRuntimeFrame(const std::string& f) {
+  static const char* kPrefixes[] = {
+      "__sanitizer", "__asan", "__ubsan", "__msan", "__lsan", "__interceptor", "pollen::runtime",
+      "abort", "raise", "__GI_", "gsignal", "__pthread_kill", "pthread_kill", "std::terminate",
+      "__cxa", "__cxxabiv1", "__gnu_cxx::__verbose_terminate", "exit", "__libc", "_start",
+      "__run_exit_handlers", "__restore_rt", "__interception", "main", "__assert", "__GI___assert",
+      "backtrace", "_Unwind", "(anonymous namespace)::On", "libc.so", "libstdc++"};
+  for (const char* p : kPrefixes) {
+    if (f.rfind(p, 0) == 0) return true;
+  }
+  return f.find("/libc.so") != std::string::npos || f.find("libstdc++.so") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> TopUserFrames(const std::string& report, size_t n) {
+  // "    #3 0x55d1c2 in Foo(int) /src/foo.cc:12:3" or "    #3 0x55d1c2 (/bin/target+0x1c2)"
+  static const std::regex kFrame(R"(^\s*#\d+ 0x[0-9a-fA-F]+ (?:in (.+?)(?: /\S+| \(\S+\))?$|\((.+)\)$))");
+  std::vector<std::string> frames;
+  std::istringstream in(report);
+  std::string line;
+  bool seen_frame = false;
+  while (std::getline(in, line) && frames.size() < n) {
+    std::smatch m;
+    if (!std::regex_search(line, m, kFrame)) {
+      if (seen_frame && line.find("#") == std::string::npos) break;  // end of the first stack
+      continue;
+    }
+    seen_frame = true;
+    std::string f = m[1].matched ? m[1].str() : m[2].str();
+    if (m[2].matched) {
+      // Unsymbolized: keep the module's base name and offset, stable for one build.
+      size_t slash = f.rfind('/');
+      if (slash != std::string::npos) f = f.substr(slash + 1);
+    }
+    if (IsRuntimeFrame(f)) continue;
+    frames.push_back(f);
+  }
+  return frames;
+}
+
+Failure ClassifyFailure(const DeathContext& death) {
+  Failure f;
+  std::string raw_report = ReportPart(death.stderr_text);
+  f.report = SymbolizeReport(raw_report);
+
+  static const std::regex kAsan(R"(ERROR: (?:Address|Memory|Leak)Sanitizer: ([A-Za-z0-9_-]+))");
+  static const std::regex kPollen(R"(ERROR: pollen: (.*))");
+  std::smatch m;
+  if (death.killed_for_timeout) {
+    f.kind = "timeout";
+    f.summary = "timeout: one execution ran longer than " + std::to_string(death.timeout_s) + " s";
+  } else if (death.killed_for_oom) {
+    f.kind = "oom";
+    f.summary = "out of memory: the worker used " + std::to_string(death.rss_mb) +
+                " MiB (limit " + std::to_string(death.rss_limit_mb) + " MiB)";
+  } else if (std::regex_search(raw_report, m, kAsan)) {
+    f.kind = m[1].str();
+    if (f.kind == "detected") f.kind = "leak";
+    if (f.kind == "allocation-size-too-big" || f.kind == "out-of-memory" || f.kind == "rss-limit-exceeded") {
+      f.kind = "oom";
+    }
+    size_t eol = raw_report.find('\n', m.position(0));
+    f.summary = raw_report.substr(m.position(0), eol == std::string::npos ? std::string::npos : eol - m.position(0));
+  } else if (raw_report.find("runtime error:") != std::string::npos) {
+    f.kind = "undefined-behavior";
+    size_t p = raw_report.find("runtime error:");
+    size_t eol = raw_report.find('\n', p);
+    f.summary = "UndefinedBehaviorSanitizer: " + raw_report.substr(p, eol == std::string::npos ? std::string::npos : eol - p);
+  } else if (death.exit_in_target) {
+    f.kind = "exit";
+    int code = WIFEXITED(death.wait_status) ? WEXITSTATUS(death.wait_status) : -1;
+    f.summary = "the target called exit(" + std::to_string(code) + ") inside LLVMFuzzerTestOneInput";
+  } else if (std::regex_search(raw_report, m, kPollen) &&
+             m[1].str().find("uncaught C++ exception") != std::string::npos) {
+    f.kind = "uncaught-exception";
+    f.summary = m[1].str();
+  } else if (WIFSIGNALED(death.wait_status)) {
+    int sig = WTERMSIG(death.wait_status);
+    const char* k = engine::FatalSignalName(sig);
+    f.kind = k ? k : ("signal-" + std::to_string(sig));
+    f.summary = std::string("deadly signal ") + (k ? std::string("SIG") + k : std::to_string(sig));
+    if (sig == SIGKILL) f.summary += " (killed from outside: the kernel's OOM killer?)";
+  } else {
+    f.kind = "unexpected-exit";
+    int code = WIFEXITED(death.wait_status) ? WEXITSTATUS(death.wait_status) : -1;
+    f.summary = "the worker exited with code " + std::to_string(code);
+  }
+
+  f.frames = TopUserFrames(f.report, 3);
+  std::string key = f.kind;
+  for (const auto& fr : f.frames) key += "\n" + fr;
+  std::string hex = engine::Sha1Hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
+  f.signature = hex.substr(0, 16);
+  return f;
+}
+
+}  // namespace pollen::node

@@ -1,0 +1,38 @@
+// Every option of `pollen fuzz` (and of repro/minimize, which take a subset), as one list
+// expanded into the options struct, the flag parser and --help. Passed by const&.
+#ifndef POLLEN_NODE_FUZZ_OPTIONS_H_
+#define POLLEN_NODE_FUZZ_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pollen::node {
+
+// X(type, name, default, help)
+#define POLLEN_FUZZ_FLAGS(X)                                                                    \
+  X(uint32_t, workers, 0, "worker processes; 0 = one per core")                                 \
+  X(uint64_t, time, 0, "stop after this many seconds; 0 = no limit")                            \
+  X(uint64_t, runs, 0, "stop after this many executions; 0 = no limit")                         \
+  X(uint64_t, seed, 0, "random seed; 0 = from the clock (printed, so a run can be repeated)")   \
+  X(uint32_t, max_len, 0, "largest input in bytes; 0 = the largest seed, at least 4096")        \
+  X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")    \
+  X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")            \
+  X(std::string, dict, "", "dictionary file (libFuzzer/AFL format: one \"value\" per line)")    \
+  X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")   \
+  X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")                \
+  X(uint32_t, status_every, 3, "seconds between status lines")                                  \
+  X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")
+
+struct FuzzOptions {
+#define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
+  POLLEN_FUZZ_FLAGS(POLLEN_DECLARE_FLAG)
+#undef POLLEN_DECLARE_FLAG
+
+  std::string target;                     // path of the target binary
+  std::vector<std::string> corpus_dirs;   // seed directories (read; new entries not written)
+};
+
+}  // namespace pollen::node
+
+#endif  // POLLEN_NODE_FUZZ_OPTIONS_H_

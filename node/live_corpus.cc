@@ -1,0 +1,66 @@
+#include "node/live_corpus.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/sha1.h"
+
+namespace pollen::node {
+
+LiveCorpus::LiveCorpus(storage::CorpusStore* store, std::string origin)
+    : store_(store), origin_(std::move(origin)) {}
+
+void LiveCorpus::Insert(CorpusEntry entry) {
+  hashes_.insert(entry.hash);
+  total_bytes_ += entry.data.size();
+  scheduler_.Add(entry.features);
+  entries_.push_back(std::move(entry));
+}
+
+Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
+                        std::vector<std::vector<uint8_t>>* to_execute) {
+  if (store_ == nullptr) return Status::Ok();
+  std::vector<std::pair<std::string, storage::EntryMeta>> metas;
+  Status st = store_->ForEachEntry([&](std::string_view hash, const storage::EntryMeta& meta) {
+    metas.emplace_back(std::string(hash), meta);
+    return true;
+  });
+  if (!st.ok()) return st;
+  for (auto& [hash, meta] : metas) {
+    auto input = store_->GetInput(hash);
+    if (!input.ok()) return input.status();
+    if (trust_features && !meta.features.empty()) {
+      known->push_back(meta.features);
+      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features)};
+      Insert(std::move(e));
+    } else {
+      to_execute->push_back(std::move(input).value());
+    }
+  }
+  return Status::Ok();
+}
+
+Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us) {
+  std::string hash = engine::Sha1Hex(data.data(), data.size());
+  if (Contains(hash)) return Status::Ok();
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  if (store_ != nullptr) {
+    storage::EntryMeta meta;
+    meta.size = data.size();
+    meta.features = features;
+    meta.exec_time_us = exec_time_us;
+    meta.origin = origin_;
+    meta.first_seen_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    Status st = store_->PutEntry(hash, data.data(), data.size(), meta);
+    if (!st.ok()) return st;
+  }
+  Insert(CorpusEntry{std::move(hash), std::move(data), std::move(features)});
+  return Status::Ok();
+}
+
+Status LiveCorpus::Flush() { return store_ ? store_->Flush() : Status::Ok(); }
+
+}  // namespace pollen::node

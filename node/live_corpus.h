@@ -1,0 +1,64 @@
+// The node's live corpus: the entries being fuzzed, in memory for speed, each persisted in
+// the RocksDB store as soon as it is accepted, with the features it covers.
+#ifndef POLLEN_NODE_LIVE_CORPUS_H_
+#define POLLEN_NODE_LIVE_CORPUS_H_
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/rng.h"
+#include "engine/scheduler.h"
+#include "engine/status.h"
+#include "storage/corpus_store.h"
+
+namespace pollen::node {
+
+struct CorpusEntry {
+  std::string hash;  // SHA-1, hex
+  std::vector<uint8_t> data;
+  std::vector<uint32_t> features;  // sorted
+};
+
+class LiveCorpus {
+ public:
+  // `store` may be null (nothing persisted); it must outlive the corpus.
+  explicit LiveCorpus(storage::CorpusStore* store, std::string origin);
+
+  // Loads what the store holds. Entries with features recorded for this build join the
+  // corpus directly (their features are returned through `known`, to seed the coverage
+  // map); the others are returned in `to_execute`.
+  Status Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
+              std::vector<std::vector<uint8_t>>* to_execute);
+
+  bool Contains(const std::string& hash) const { return hashes_.count(hash) != 0; }
+
+  // Adds an entry whose coverage the caller found new; persists it first. `features` need
+  // not be sorted. Duplicates (same content) are ignored and reported as ok.
+  Status Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us);
+
+  size_t size() const { return entries_.size(); }
+  uint64_t total_bytes() const { return total_bytes_; }
+  const CorpusEntry& entry(size_t i) const { return entries_[i]; }
+
+  // The next entry to fuzz (rare features first), and what came of fuzzing it.
+  size_t Choose(engine::Rng& rng) { return scheduler_.Choose(rng); }
+  void RecordFuzzed(size_t i, uint64_t runs, bool found) { scheduler_.RecordFuzzed(i, runs, found); }
+
+  Status Flush();
+
+ private:
+  void Insert(CorpusEntry entry);
+
+  storage::CorpusStore* store_;
+  std::string origin_;
+  std::vector<CorpusEntry> entries_;
+  std::unordered_set<std::string> hashes_;
+  uint64_t total_bytes_ = 0;
+  engine::Scheduler scheduler_;
+};
+
+}  // namespace pollen::node
+
+#endif  // POLLEN_NODE_LIVE_CORPUS_H_

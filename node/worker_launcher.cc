@@ -1,0 +1,184 @@
+#include "engine/clock.h"
+#include "node/worker_launcher.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "schema/worker.capnp.h"
+
+namespace pollen::node {
+namespace {
+
+
+}  // namespace
+
+Status CheckTargetFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return Status::Error("target " + path + " does not exist");
+  }
+  if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) {
+    return Status::Error("target " + path + " is not an executable file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error("cannot read target " + path + ": " + std::strerror(errno));
+  // Looks for the runtime's marker string, in chunks that overlap by the marker's length.
+  static const std::string kMarker = std::string("POLLEN_RUNTIME_") + "MARKER_V1";
+  std::string window;
+  std::vector<char> chunk(1 << 20);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    std::streamsize got = in.gcount();
+    if (got <= 0) break;
+    window.append(chunk.data(), static_cast<size_t>(got));
+    if (window.find(kMarker) != std::string::npos) return Status::Ok();
+    if (window.size() > kMarker.size()) window.erase(0, window.size() - kMarker.size());
+  }
+  return Status::Error("target " + path +
+                       " is not a Pollen target: build the harness with "
+                       "-fsanitize=fuzzer-no-link and link libpollen_runtime.a "
+                       "(see docs/targets.md)");
+}
+
+WorkerLauncher::WorkerLauncher(LaunchOptions options, GlobalCoverage* coverage)
+    : options_(std::move(options)), coverage_(coverage) {}
+
+Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Failure>* startup_failure) {
+  WorkerSpawnOptions spawn;
+  spawn.target = options_.target;
+  spawn.args = options_.target_args;
+  spawn.max_input = options_.max_len;
+  spawn.coverage_fd = coverage_->fd();
+  auto started = WorkerProcess::Start(spawn);
+  if (!started.ok()) return started.status();
+  std::unique_ptr<WorkerProcess> worker = std::move(started).value();
+
+  engine::FrameWords words;
+  auto r = worker->WaitReceive(&words, static_cast<int>(options_.startup_timeout_s * 1000));
+  if (r == WorkerProcess::Receive::kNone) {
+    return Status::Error("target " + options_.target + " did not start in worker mode within " +
+                         std::to_string(options_.startup_timeout_s) + " s");
+  }
+  if (r != WorkerProcess::Receive::kMessage) {
+    DeathContext death;
+    death.wait_status = worker->WaitExit();
+    death.stderr_text = worker->stderr_text();
+    Failure f = ClassifyFailure(death);
+    if (startup_failure) *startup_failure = f;
+    return Status::Error("target " + options_.target + " failed during start-up (" + f.summary +
+                         ")\n" + f.report);
+  }
+  try {
+    capnp::FlatArrayMessageReader reader(engine::AsWords(words),
+                                         engine::FrameReaderOptions());
+    auto msg = reader.getRoot<schema::FromWorker>();
+    if (msg.which() != schema::FromWorker::HELLO) {
+      return Status::Error("target " + options_.target + " sent something else than a hello");
+    }
+    auto hello = msg.getHello();
+    if (hello.getProtocolVersion() != schema::WORKER_PROTOCOL_VERSION) {
+      return Status::Error("target " + options_.target + " was linked with another pollen runtime (protocol " +
+                           std::to_string(hello.getProtocolVersion()) + ", expected " +
+                           std::to_string(schema::WORKER_PROTOCOL_VERSION) + "): rebuild it");
+    }
+    hello_.num_counters = hello.getNumCounters();
+    hello_.num_pcs = hello.getNumPcs();
+    hello_.num_modules = hello.getNumModules();
+  } catch (const kj::Exception& e) {
+    return Status::Error("target " + options_.target + " sent a malformed hello");
+  }
+  if (hello_.num_counters == 0) {
+    return Status::Error("target " + options_.target +
+                         " has no coverage counters: compile the harness (and the code under test) "
+                         "with -fsanitize=fuzzer-no-link");
+  }
+  if (hello_.num_counters > coverage_->capacity()) {
+    return Status::Error("target has " + std::to_string(hello_.num_counters) +
+                         " coverage counters, more than pollen's map holds");
+  }
+  if (coverage_->num_counters() == 0) coverage_->SetNumCounters(hello_.num_counters);
+
+  capnp::MallocMessageBuilder message;
+  auto config = message.initRoot<schema::ToWorker>().initConfigure();
+  config.setMaxLen(options_.max_len);
+  auto dict = config.initDictionary(static_cast<unsigned>(options_.dictionary.entries.size()));
+  for (size_t i = 0; i < options_.dictionary.entries.size(); i++) {
+    const std::string& e = options_.dictionary.entries[i];
+    dict.set(static_cast<unsigned>(i), capnp::Data::Reader(reinterpret_cast<const uint8_t*>(e.data()), e.size()));
+  }
+  Status sent = worker->Send(message);
+  if (!sent.ok()) return Status::Error("cannot configure worker: " + sent.message());
+  return worker;
+}
+
+Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
+                            const uint8_t* data, size_t size) {
+  engine::WorkerShmHeader* h = worker.shm().header();
+  if (size > h->max_input) size = h->max_input;
+  std::memcpy(worker.shm().raw(), data, size);
+  h->raw_size = static_cast<uint32_t>(size);
+  worker.ClearStderr();
+
+  capnp::MallocMessageBuilder message;
+  message.initRoot<schema::ToWorker>().initExecute();
+  Status sent = worker.Send(message);
+
+  RunOutcome outcome;
+  DeathContext death;
+  death.timeout_s = options.timeout_s;
+  death.rss_limit_mb = options.rss_limit_mb;
+  engine::FrameWords words;
+  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(options.timeout_s) * 1000;
+  bool died = !sent.ok();
+  while (!died) {
+    auto r = worker.WaitReceive(&words, 100);
+    if (r == WorkerProcess::Receive::kMessage) {
+      try {
+        capnp::FlatArrayMessageReader reader(engine::AsWords(words),
+                                             engine::FrameReaderOptions());
+        auto msg = reader.getRoot<schema::FromWorker>();
+        if (msg.which() != schema::FromWorker::EXECUTED) {
+          return Status::Error("worker answered an execute request with another message");
+        }
+        uint32_t n = std::min(msg.getExecuted().getFeatureCount(), h->max_features);
+        outcome.features.assign(worker.shm().features(), worker.shm().features() + n);
+        outcome.exec_time_us = msg.getExecuted().getExecTimeUs();
+        return outcome;
+      } catch (const kj::Exception&) {
+        return Status::Error("worker sent a malformed message");
+      }
+    }
+    if (r == WorkerProcess::Receive::kClosed || r == WorkerProcess::Receive::kError) break;
+    uint64_t rss = worker.RssMb();
+    if (options.rss_limit_mb != 0 && rss > options.rss_limit_mb) {
+      death.killed_for_oom = true;
+      death.rss_mb = rss;
+      worker.Kill();
+      break;
+    }
+    if (engine::MonotonicMs() > deadline) {
+      death.killed_for_timeout = true;
+      kill(worker.pid(), SIGUSR1);  // the runtime prints the stuck stack and exits
+      uint64_t grace = engine::MonotonicMs() + 2000;
+      while (engine::MonotonicMs() < grace && worker.WaitReceive(&words, 100) == WorkerProcess::Receive::kNone) {
+      }
+      worker.Kill();
+      break;
+    }
+  }
+  death.wait_status = worker.WaitExit();
+  death.stderr_text = worker.stderr_text();
+  death.exit_in_target = h->exit_in_target != 0;
+  outcome.failed = true;
+  outcome.failure = ClassifyFailure(death);
+  return outcome;
+}
+
+}  // namespace pollen::node

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12's own packages, whatever Pollen needs that is missing.
+# Idempotent: installed packages are skipped, and apt is not touched when nothing is missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14
+  libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
+  libgtest-dev libgmock-dev libzstd-dev liblz4-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "pollen setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "ERROR: not root and no sudo: install ${missing[*]} by hand" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,64 @@
+#include "storage/rocks_util.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "rocksdb/convenience.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
+
+namespace pollen::storage {
+
+std::string PrintableKey(std::string_view key) {
+  const bool printable = std::all_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+  });
+  if (printable) return "'" + std::string(key) + "'";
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex = "0x";
+  for (char c : key) {
+    hex.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
+    hex.push_back(kHex[static_cast<unsigned char>(c) & 0xf]);
+  }
+  return hex;
+}
+
+Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_view doing) {
+  const std::string rocks = s.ToString();
+  // RocksDB reports a held LOCK file as an IO error naming "<path>/LOCK", both for another
+  // process ("Resource temporarily unavailable") and for this one ("lock hold by current
+  // process").
+  if (s.IsIOError() && rocks.find("/LOCK") != std::string::npos) {
+    const bool here = rocks.find("current process") != std::string::npos;
+    return Status::Error("corpus store " + path + ": store is locked by another pollen process" +
+                         (here ? " (here: by another CorpusStore of this process)" : "") +
+                         " (one writer per store; open it read-only to read it meanwhile); "
+                         "rocksdb: " +
+                         rocks);
+  }
+  if (s.IsCorruption()) {
+    return Status::Error("corpus store " + path + " is corrupted (while " + std::string(doing) +
+                         "); rocksdb: " + rocks);
+  }
+  return Status::Error("corpus store " + path + ": " + std::string(doing) +
+                       " failed; rocksdb: " + rocks);
+}
+
+rocksdb::CompressionType ChooseCompression() {
+  const std::vector<rocksdb::CompressionType> supported = rocksdb::GetSupportedCompressions();
+  for (rocksdb::CompressionType wanted : {rocksdb::kZSTD, rocksdb::kLZ4Compression}) {
+    if (std::find(supported.begin(), supported.end(), wanted) != supported.end()) return wanted;
+  }
+  return rocksdb::kNoCompression;
+}
+
+rocksdb::ColumnFamilyOptions DataColumnFamilyOptions() {
+  rocksdb::ColumnFamilyOptions options;
+  options.compression = ChooseCompression();
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+}  // namespace pollen::storage

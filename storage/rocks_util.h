@@ -1,0 +1,42 @@
+// Small adapters between RocksDB and the storage layer's conventions (internal to storage/).
+//
+// Thread safety: all functions are pure or read process-wide constants; call them freely.
+#ifndef POLLEN_STORAGE_ROCKS_UTIL_H_
+#define POLLEN_STORAGE_ROCKS_UTIL_H_
+
+#include <string>
+#include <string_view>
+
+#include "engine/status.h"
+#include "rocksdb/options.h"
+#include "rocksdb/slice.h"
+#include "rocksdb/status.h"
+
+namespace pollen::storage {
+
+inline rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+inline std::string_view ToView(const rocksdb::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
+
+// A key as it should appear in a message: 'key' if printable ASCII, 0x<hex> otherwise.
+std::string PrintableKey(std::string_view key);
+
+// Turns a failed RocksDB status into a Status naming the store at `path` and what was
+// being done. A held LOCK file becomes "store is locked by another pollen process";
+// corruption says so. RocksDB's own message is always kept.
+// Precondition: !s.ok().
+Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_view doing);
+
+// The compression for data column families: zstd, else lz4 if this RocksDB lacks zstd,
+// else none.
+rocksdb::CompressionType ChooseCompression();
+
+// Options of the data column families: ChooseCompression(), and a Bloom filter so that a
+// lookup of an unknown key (HasEntry on a new input: the common case) rarely reads a block.
+rocksdb::ColumnFamilyOptions DataColumnFamilyOptions();
+
+}  // namespace pollen::storage
+
+#endif  // POLLEN_STORAGE_ROCKS_UTIL_H_

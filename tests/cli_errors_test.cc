@@ -1,0 +1,106 @@
+// Bad targets, flags and corpus directories give a clear error and exit code 2.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pollen::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+CommandResult Pollen(std::vector<std::string> args) {
+  args.insert(args.begin(), PollenBin());
+  return RunCommand(args, 120);
+}
+
+TEST(CliErrorsTest, NoCommand) {
+  CommandResult r = Pollen({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("Usage: pollen COMMAND"));
+}
+
+TEST(CliErrorsTest, UnknownCommand) {
+  CommandResult r = Pollen({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown command 'frobnicate'"));
+}
+
+TEST(CliErrorsTest, MissingTarget) {
+  CommandResult r = Pollen({"fuzz", "/nonexistent/target"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("does not exist"));
+}
+
+TEST(CliErrorsTest, NotAPollenTarget) {
+  CommandResult r = Pollen({"fuzz", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("is not a Pollen target"));
+}
+
+TEST(CliErrorsTest, UninstrumentedTarget) {
+  std::string dir = MakeTempDir();
+  CommandResult r = Pollen({"fuzz", TestTarget("uninstrumented"), "--workdir=" + dir});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("no coverage counters"));
+}
+
+TEST(CliErrorsTest, BadNumber) {
+  CommandResult r = Pollen({"fuzz", Example("empty"), "--runs=abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--runs expects a non-negative integer, got 'abc'"));
+}
+
+TEST(CliErrorsTest, UnknownFlag) {
+  CommandResult r = Pollen({"fuzz", Example("empty"), "--bogus=1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown flag --bogus=1"));
+}
+
+TEST(CliErrorsTest, MissingCorpusDir) {
+  CommandResult r = Pollen({"fuzz", Example("empty"), "/nonexistent/corpus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("corpus directory /nonexistent/corpus does not exist"));
+}
+
+TEST(CliErrorsTest, CorpusDirIsAFile) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/file", "x");
+  CommandResult r = Pollen({"fuzz", Example("empty"), dir + "/file"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("is not a directory"));
+}
+
+TEST(CliErrorsTest, MalformedDictionaryNamesTheLine) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/bad.dict", "# fine\nkw=\"ok\"\nthis is not an entry\n");
+  CommandResult r = Pollen({"fuzz", Example("empty"), "--dict=" + dir + "/bad.dict", "--workdir=" + dir});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("bad.dict"));
+  EXPECT_THAT(r.output, HasSubstr("3"));
+}
+
+TEST(CliErrorsTest, ReproMissingFile) {
+  CommandResult r = Pollen({"repro", Example("empty"), "/nonexistent/input"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("cannot read /nonexistent/input"));
+}
+
+TEST(CliErrorsTest, ReproOfHarmlessInputExitsZero) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/in", "harmless");
+  CommandResult r = Pollen({"repro", Example("shallow_crash"), dir + "/in"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no failure"));
+}
+
+TEST(CliErrorsTest, HelpOnEveryCommand) {
+  for (const char* cmd : {"fuzz", "repro", "minimize"}) {
+    CommandResult r = Pollen({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_THAT(r.output, HasSubstr(std::string("Usage: pollen ") + cmd)) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace pollen::testing
