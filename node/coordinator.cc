@@ -257,7 +257,7 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
     spdlog::info("known failure {} ({}), seen {} times", failure.signature, failure.kind, seen);
     return;
   }
-  spdlog::error("FAILURE: {} [{}]", failure.summary, failure.signature);
+  spdlog::error("FAILURE ({}): {} [{}]", failure.context, failure.summary, failure.signature);
   std::fprintf(stderr, "%s\n", failure.report.c_str());
   std::vector<uint8_t> saved = input;
   Failure saved_failure = failure;
@@ -298,6 +298,20 @@ void Coordinator::HandleDeath(Slot& slot) {
   retired_runs_ += h->total_runs;
   std::vector<uint8_t> input = RebuildInput(slot);
   Failure failure = ClassifyFailure(death);
+  switch (static_cast<engine::WorkerPhase>(h->phase)) {
+    case engine::WorkerPhase::kFuzz:
+      failure.context = "while fuzzing";
+      break;
+    case engine::WorkerPhase::kExecute:
+      failure.context = "while running an input as it is";
+      break;
+    case engine::WorkerPhase::kMinimize:
+      failure.context = "while minimizing a new input";
+      break;
+    default:
+      failure.context = "between executions";
+      break;
+  }
   slot.proc.reset();
   slot.state = Slot::State::kIdle;
   RecordFailure(input, failure);

@@ -17,6 +17,7 @@ struct Failure {
   std::string report;               // the report from its first ERROR line, symbolized
   std::vector<std::string> frames;  // the top frames of the target's own code
   std::string signature;            // 16 hex digits from kind and top frames
+  std::string context;              // what the worker was doing ("while fuzzing", ...)
 };
 
 // What the coordinator knew when the worker died.

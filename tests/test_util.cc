@@ -119,7 +119,25 @@ Background::~Background() {
 
 CommandResult Background::Wait(int timeout_s) {
   done_ = true;
-  return Finish(pid_, out_fd_, "", timeout_s);
+  return Finish(pid_, out_fd_, output_, timeout_s);
+}
+
+bool Background::WaitForOutput(const std::string& needle, int timeout_s) {
+  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
+  char buf[8192];
+  while (output_.find(needle) == std::string::npos) {
+    uint64_t now = engine::MonotonicMs();
+    if (now >= deadline) return false;
+    pollfd p{out_fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::min<uint64_t>(deadline - now, 200))) <= 0) continue;
+    ssize_t n = read(out_fd_, buf, sizeof(buf));
+    if (n > 0) {
+      output_.append(buf, static_cast<size_t>(n));
+    } else if (n == 0) {
+      return output_.find(needle) != std::string::npos;  // exited
+    }
+  }
+  return true;
 }
 
 std::string MakeTempDir() {

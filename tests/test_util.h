@@ -29,6 +29,9 @@ class Background {
   pid_t pid() const { return pid_; }
   // Waits for the exit (at most timeout_s), collecting output.
   CommandResult Wait(int timeout_s);
+  // Reads output as it comes until it contains `needle` (true) or timeout_s passes.
+  bool WaitForOutput(const std::string& needle, int timeout_s);
+  const std::string& output() const { return output_; }
 
  private:
   pid_t pid_ = -1;

@@ -1,0 +1,50 @@
+// Inputs that kill a worker are never lost, whatever the worker was doing: running a seed
+// as it is, or minimizing a new input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pollen::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> Inputs(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& f : ListFiles(dir, prefix)) {
+    if (f.substr(f.size() - 4) != ".txt") out.push_back(f);
+  }
+  return out;
+}
+
+TEST(LoseNothingTest, CrashingSeedIsSavedExactly) {
+  std::string dir = MakeTempDir();
+  std::string seeds = dir + "/seeds";
+  RunCommand({"/bin/mkdir", "-p", seeds}, 10);
+  WriteFile(seeds + "/crasher", "HI!");
+  CommandResult r = RunCommand({PollenBin(), "fuzz", Example("shallow_crash"), seeds, "--workers=1",
+                                "--seed=1", "--runs=1000", "--workdir=" + dir + "/work"}, 300);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("while running an input as it is"));
+  auto found = Inputs(dir + "/work/crashes", "crash-");
+  ASSERT_EQ(found.size(), 1u) << r.output;
+  EXPECT_EQ(ReadFile(found[0]), "HI!");
+}
+
+TEST(LoseNothingTest, DeathDuringMinimizationKeepsTheCandidate) {
+  std::string dir = MakeTempDir();
+  std::string seeds = dir + "/seeds";
+  RunCommand({"/bin/mkdir", "-p", seeds}, 10);
+  WriteFile(seeds + "/seed", "PREFXXXXXXXX");
+  CommandResult r = RunCommand({PollenBin(), "fuzz", TestTarget("minimize_crash"), seeds, "--workers=1",
+                                "--seed=1", "--runs=2000000", "--workdir=" + dir + "/work"}, 300);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  auto found = Inputs(dir + "/work/crashes", "crash-");
+  ASSERT_EQ(found.size(), 1u) << r.output;
+  EXPECT_EQ(ReadFile(found[0]), "PREFB");
+  EXPECT_THAT(r.output, HasSubstr("while minimizing a new input"));
+}
+
+}  // namespace
+}  // namespace pollen::testing
