@@ -44,14 +44,68 @@ bool IsRuntimeFrame(const std::string& f) {
   for (const char* p : kPrefixes) {
     if (f.rfind(p, 0) == 0) return true;
   }
-  return f.find("/libc.so") != std::string::npos || f.find("libstdc++.so") != std::string::npos;
+  return f.find("libc.so") != std::string::npos || f.find("libstdc++.so") != std::string::npos;
+}
+
+// "    #3 0x55d1c2 in Foo(int) /src/foo.cc:12:3" or "    #3 0x55d1c2 (/bin/target+0x1c2)"
+const std::regex& FrameRegex() {
+  static const std::regex kFrame(R"(^\s*#\d+ 0x[0-9a-fA-F]+ +(?:in (.+?)(?: /\S+| \(\S+\))*(?: \(BuildId: \w+\))?$|\((.+)\)(?: \(BuildId: \w+\))?$))");
+  return kFrame;
+}
+
+// The function (or module+offset) a frame line names.
+std::string FrameName(const std::smatch& m) {
+  std::string f = m[1].matched ? m[1].str() : m[2].str();
+  if (m[2].matched) {
+    // Unsymbolized: keep the module's base name and offset, stable for one build.
+    size_t slash = f.rfind('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+  }
+  return f;
 }
 
 }  // namespace
 
+std::string TrimRuntimeFrames(const std::string& report) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(report);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+  }
+  std::string out;
+  size_t i = 0;
+  while (i < lines.size()) {
+    std::smatch m;
+    if (!std::regex_search(lines[i], m, FrameRegex())) {
+      out += lines[i++] + "\n";
+      continue;
+    }
+    // One stack: consecutive frame lines.
+    size_t begin = i;
+    std::vector<bool> own;
+    while (i < lines.size() && std::regex_search(lines[i], m, FrameRegex())) {
+      own.push_back(!IsRuntimeFrame(FrameName(m)));
+      i++;
+    }
+    size_t first = 0, last = own.size();
+    while (first < own.size() && !own[first]) first++;
+    while (last > first && !own[last - 1]) last--;
+    if (first == own.size()) {
+      first = 0;
+      last = own.size();
+    }
+    for (size_t k = first; k < last; k++) {
+      static const std::regex kNumber(R"(#\d+)");
+      out += std::regex_replace(lines[begin + k], kNumber, "#" + std::to_string(k - first),
+                                std::regex_constants::format_first_only) + "\n";
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> TopUserFrames(const std::string& report, size_t n) {
-  // "    #3 0x55d1c2 in Foo(int) /src/foo.cc:12:3" or "    #3 0x55d1c2 (/bin/target+0x1c2)"
-  static const std::regex kFrame(R"(^\s*#\d+ 0x[0-9a-fA-F]+ (?:in (.+?)(?: /\S+| \(\S+\))?$|\((.+)\)$))");
+  const std::regex& kFrame = FrameRegex();
   std::vector<std::string> frames;
   std::istringstream in(report);
   std::string line;
@@ -63,12 +117,7 @@ std::vector<std::string> TopUserFrames(const std::string& report, size_t n) {
       continue;
     }
     seen_frame = true;
-    std::string f = m[1].matched ? m[1].str() : m[2].str();
-    if (m[2].matched) {
-      // Unsymbolized: keep the module's base name and offset, stable for one build.
-      size_t slash = f.rfind('/');
-      if (slash != std::string::npos) f = f.substr(slash + 1);
-    }
+    std::string f = FrameName(m);
     if (IsRuntimeFrame(f)) continue;
     frames.push_back(f);
   }
@@ -78,7 +127,7 @@ std::vector<std::string> TopUserFrames(const std::string& report, size_t n) {
 Failure ClassifyFailure(const DeathContext& death) {
   Failure f;
   std::string raw_report = ReportPart(death.stderr_text);
-  f.report = SymbolizeReport(raw_report);
+  f.report = TrimRuntimeFrames(SymbolizeReport(raw_report));
 
   static const std::regex kAsan(R"(ERROR: (?:Address|Memory|Leak)Sanitizer: ([A-Za-z0-9_-]+))");
   static const std::regex kPollen(R"(ERROR: pollen: (.*))");

@@ -34,6 +34,11 @@ struct DeathContext {
 
 Failure ClassifyFailure(const DeathContext& death);
 
+// Drops, from each stack of a report, the frames above the target's first own frame (the
+// signal handler, the trampoline) and below its last (the worker loop, main, libc's
+// start), and numbers the rest from #0. A stack with no frame of the target is kept whole.
+std::string TrimRuntimeFrames(const std::string& report);
+
 // Extracts the top `n` frames that belong to the target (not the runtime, libc or a
 // sanitizer) from a report in the sanitizers' stack format.
 std::vector<std::string> TopUserFrames(const std::string& report, size_t n);
