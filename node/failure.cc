@@ -14,7 +14,7 @@
 namespace pollen::node {
 namespace {
 
-// The part of stderr that is the report: from the last line that opens one.
+// The part of stderr that is the report: from the first line that opens one.
 std::string ReportPart(const std::string& text) {
   static const char* kOpeners[] = {"ERROR: AddressSanitizer", "ERROR: MemorySanitizer",
                                    "ERROR: LeakSanitizer", "runtime error:",
@@ -34,34 +34,48 @@ std::string ReportPart(const std::string& text) {
   return text.substr(line_start == std::string::npos ? 0 : line_start + 1);
 }
 
-bool IsRuntimeFrame(const std::string& f) {
+// "    #3 0x55d1c2 in Foo(int) /src/foo.cc:12:3" or "    #3 0x55d1c2 (/bin/target+0x1c2)"
+const std::regex& FrameRegex() {
+  static const std::regex kFrame(
+      R"(^\s*#\d+ 0x[0-9a-fA-F]+ +(?:in (.+?)((?: /\S+| \(\S+\))*)(?: \(BuildId: \w+\))?$|\(([^()]+)\)(?: \(BuildId: \w+\))?$))");
+  return kFrame;
+}
+
+// The function (or module+offset) a frame line names.
+std::string FrameName(const std::smatch& m) {
+  std::string f = m[1].matched ? m[1].str() : m[3].str();
+  if (m[3].matched) {
+    // Unsymbolized: keep the module's base name and offset, stable for one build.
+    size_t slash = f.rfind('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+  }
+  return f;
+}
+
+bool IsRuntimeFunction(const std::string& f) {
   static const char* kPrefixes[] = {
       "__sanitizer", "__asan", "__ubsan", "__msan", "__lsan", "__interceptor", "pollen::runtime",
       "abort", "raise", "__GI_", "gsignal", "__pthread_kill", "pthread_kill", "std::terminate",
       "__cxa", "__cxxabiv1", "__gnu_cxx::__verbose_terminate", "exit", "__libc", "_start",
       "__run_exit_handlers", "__restore_rt", "__interception", "main", "__assert", "__GI___assert",
-      "backtrace", "_Unwind", "(anonymous namespace)::On", "libc.so", "libstdc++"};
+      "backtrace", "_Unwind", "(anonymous namespace)::On", "libc.so", "libstdc++",
+      // The same, mangled, as the runtime's own printer shows them without a symbolizer.
+      "_ZSt9terminate", "_ZN6pollen7runtime", "_ZN10__cxxabiv1", "_ZN9__gnu_cxx", "_ZNSt"};
   for (const char* p : kPrefixes) {
     if (f.rfind(p, 0) == 0) return true;
   }
   return f.find("libc.so") != std::string::npos || f.find("libstdc++.so") != std::string::npos;
 }
 
-// "    #3 0x55d1c2 in Foo(int) /src/foo.cc:12:3" or "    #3 0x55d1c2 (/bin/target+0x1c2)"
-const std::regex& FrameRegex() {
-  static const std::regex kFrame(R"(^\s*#\d+ 0x[0-9a-fA-F]+ +(?:in (.+?)(?: /\S+| \(\S+\))*(?: \(BuildId: \w+\))?$|\((.+)\)(?: \(BuildId: \w+\))?$))");
-  return kFrame;
-}
-
-// The function (or module+offset) a frame line names.
-std::string FrameName(const std::smatch& m) {
-  std::string f = m[1].matched ? m[1].str() : m[2].str();
-  if (m[2].matched) {
-    // Unsymbolized: keep the module's base name and offset, stable for one build.
-    size_t slash = f.rfind('/');
-    if (slash != std::string::npos) f = f.substr(slash + 1);
+// A frame of the runtime, a sanitizer, libc or libstdc++: by its function's name, or by the
+// module its location names ("in memcpy (/lib/x86_64-linux-gnu/libc.so.6+0x1a0b6b)").
+bool IsRuntimeFrame(const std::smatch& m) {
+  if (IsRuntimeFunction(FrameName(m))) return true;
+  std::string where = m[2].matched ? m[2].str() : m[3].str();
+  for (const char* lib : {"/libc.so", "/libstdc++.so", "/libm.so", "/ld-linux", "/libgcc_s.so"}) {
+    if (where.find(lib) != std::string::npos) return true;
   }
-  return f;
+  return false;
 }
 
 }  // namespace
@@ -85,7 +99,7 @@ std::string TrimRuntimeFrames(const std::string& report) {
     size_t begin = i;
     std::vector<bool> own;
     while (i < lines.size() && std::regex_search(lines[i], m, FrameRegex())) {
-      own.push_back(!IsRuntimeFrame(FrameName(m)));
+      own.push_back(!IsRuntimeFrame(m));
       i++;
     }
     size_t first = 0, last = own.size();
@@ -117,9 +131,8 @@ std::vector<std::string> TopUserFrames(const std::string& report, size_t n) {
       continue;
     }
     seen_frame = true;
-    std::string f = FrameName(m);
-    if (IsRuntimeFrame(f)) continue;
-    frames.push_back(f);
+    if (IsRuntimeFrame(m)) continue;
+    frames.push_back(FrameName(m));
   }
   return frames;
 }
@@ -142,6 +155,11 @@ Failure ClassifyFailure(const DeathContext& death) {
   } else if (std::regex_search(raw_report, m, kAsan)) {
     f.kind = m[1].str();
     if (f.kind == "detected") f.kind = "leak";
+    // The ERROR line sometimes opens with prose ("requested allocation size ... exceeds");
+    // the SUMMARY line then names the bug type.
+    static const std::regex kSummary(R"(SUMMARY: (?:Address|Memory)Sanitizer: ([A-Za-z][A-Za-z0-9_-]*))");
+    std::smatch sm;
+    if (f.kind != "leak" && std::regex_search(raw_report, sm, kSummary)) f.kind = sm[1].str();
     if (f.kind == "allocation-size-too-big" || f.kind == "out-of-memory" || f.kind == "rss-limit-exceeded") {
       f.kind = "oom";
     }
