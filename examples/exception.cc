@@ -4,7 +4,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "planted_bug.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size >= 5 && std::memcmp(data, "THROW", 5) == 0) throw std::runtime_error("planted exception");
+  if (size >= 5 && std::memcmp(data, "THROW", 5) == 0) {
+    POLLEN_PLANTED_BUG(throw std::runtime_error("planted exception"));
+  }
   return 0;
 }

@@ -7,10 +7,12 @@
 #include <cstring>
 #include <string>
 
+#include "planted_bug.h"
+
 static void Pollinate(long n) {
   if (n == 7331) {
-    volatile int* p = nullptr;  // volatile: the compiler may not delete the faulting store
-    *p = 1;                     // the planted bug
+    volatile int* p = nullptr;   // volatile: the compiler may not delete the faulting store
+    POLLEN_PLANTED_BUG(*p = 1);  // the planted bug
   }
 }
 

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include "planted_bug.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 8) return 0;
   uint32_t magic;
   std::memcpy(&magic, data + 4, sizeof(magic));
   if (magic == 0x4e4c4f50u) {  // "POLN"
-    __builtin_trap();
+    POLLEN_PLANTED_BUG(__builtin_trap());
   }
   return 0;
 }

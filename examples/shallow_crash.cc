@@ -3,12 +3,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "planted_bug.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size >= 3 && data[0] == 'H') {
     if (data[1] == 'I') {
       if (data[2] == '!') {
         volatile int* p = nullptr;
-        *p = 42;
+        POLLEN_PLANTED_BUG(*p = 42);
       }
     }
   }

@@ -146,7 +146,19 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   uint32_t chain = 0;
   bool found = false;
 
-  while (true) {
+  // First the entry itself, unmutated: its comparisons are the operands input-to-state
+  // needs (RedQueen's insight: the bytes to replace are the entry's, not those of some
+  // earlier mutant). Published as a chain of length 0, so a crash here is rebuilt too.
+  // The snapshot then stays fixed for the whole request: one copy per 100 ms, not per chain.
+  size = engine::BeginChain(*mutator_, shm_.entry(), entry_size, buf);
+  h->chain_rng_state = rng.state();
+  h->chain_rng_inc = rng.inc();
+  Publish(&h->chain_length, 0u);
+  found = RunOne(buf, size);
+  CountRun();
+  std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
+
+  while (!found) {
     if (chain % engine::kChainLength == 0) {
       // A new chain: back to the entry, and publish what a replay needs (ReplayChain
       // starts the same way, with BeginChain).
@@ -154,7 +166,6 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       chain = 0;
       h->chain_rng_state = rng.state();
       h->chain_rng_inc = rng.inc();
-      std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
     }
     size = mutator_->Mutate(buf, size, rng, sources);
     Publish(&h->chain_length, ++chain);
