@@ -31,12 +31,18 @@ struct CmpTable {
 
   IntPair ints[kIntSlots];
   WordPair words[kWordSlots];
+  // Slots in use: lets a reader skip an empty table without looking through every slot.
+  uint32_t used_ints;
+  uint32_t used_words;
+
+  bool empty() const { return used_ints == 0 && used_words == 0; }
 
   // Hot path (called from every instrumented comparison): no branches beyond the equality
   // test, one slot write.
   void AddInt(uint64_t a, uint64_t b, uint8_t size) {
     if (a == b) return;  // nothing to learn from operands that already match
     IntPair& p = ints[(a ^ b ^ (a >> 17) ^ (b >> 29)) % kIntSlots];
+    if (p.size == 0) used_ints++;
     p.a = a;
     p.b = b;
     p.size = size;
@@ -50,6 +56,7 @@ struct CmpTable {
     uint32_t h = static_cast<uint32_t>(n);
     for (size_t i = 0; i < n && i < 8; i++) h = h * 31 + pa[i] + (pb[i] << 8);
     WordPair& w = words[h % kWordSlots];
+    if (w.size == 0) used_words++;
     std::memcpy(w.a, pa, n);
     std::memcpy(w.b, pb, n);
     w.size = static_cast<uint8_t>(n);

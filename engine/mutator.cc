@@ -301,7 +301,7 @@ size_t DecimalText(uint64_t v, size_t width, uint8_t* out) {
 // input against another value, so write the other value where the first one sits.
 size_t InputToState(Ctx& c) {
   const CmpTable* table = c.src.cmp;
-  if (table == nullptr) return kNoChange;
+  if (table == nullptr || table->empty()) return kNoChange;
   constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots;
   size_t slot = c.rng.BelowSize(kSlots);
   size_t tried = 0;

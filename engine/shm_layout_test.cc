@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 1, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 2, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -43,7 +43,7 @@ static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
 static_assert(offsetof(WorkerShmHeader, reserved) == 92);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 96);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
-static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 65);
+static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 65 + 2 * 4);
 static_assert(sizeof(WorkerShmHeader) == 96 + sizeof(CmpTable));
 
 // The global coverage map's header, read by every worker.
@@ -155,7 +155,7 @@ TEST(ShmLayoutTest, HeaderFieldsLandWhereTheOtherSideReadsThem) {
     return v;
   };
   EXPECT_EQ(at(0, 8), WorkerShmHeader::kMagic);
-  EXPECT_EQ(at(8, 4), 1u);
+  EXPECT_EQ(at(8, 4), WorkerShmHeader::kVersion);
   EXPECT_EQ(at(12, 4), 0x11223344u);
   EXPECT_EQ(at(32, 8), 0x0102030405060708ULL);
   EXPECT_EQ(at(48, 8), 0xa1a2a3a4a5a6a7a8ULL);
