@@ -24,6 +24,8 @@ constexpr char kInputsCf[] = "inputs";
 constexpr char kMetaCf[] = "meta";
 constexpr char kCrashesCf[] = "crashes";
 constexpr char kCampaignCf[] = "campaign";
+constexpr char kMergeCf[] = "merge";
+constexpr char kSupersededCf[] = "superseded";
 constexpr char kFormatVersionKey[] = "format_version";
 constexpr char kTargetKey[] = "target";
 constexpr char kBuildIdKey[] = "build_id";
@@ -83,8 +85,22 @@ Status CorpusStore::OpenDatabase(bool create) {
       }
     }
     // A writer must open every column family, including any a newer pollen added; the
-    // format version check below then decides whether we may use the store.
-    if (!options_.read_only) names = existing;
+    // format version check below then decides whether we may use the store. It creates
+    // the auxiliary tables that a store made by an older pollen lacks.
+    if (!options_.read_only) {
+      names = existing;
+      db_options.create_missing_column_families = true;
+    }
+    for (const char* aux : {kMergeCf, kSupersededCf}) {
+      const bool exists = std::find(existing.begin(), existing.end(), aux) != existing.end();
+      if (std::find(names.begin(), names.end(), aux) == names.end() &&
+          (exists || !options_.read_only)) {
+        names.push_back(aux);
+      }
+    }
+  } else {
+    names.push_back(kMergeCf);
+    names.push_back(kSupersededCf);
   }
   const rocksdb::ColumnFamilyOptions data_options = DataColumnFamilyOptions();
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
@@ -104,6 +120,8 @@ Status CorpusStore::OpenDatabase(bool create) {
     if (names[i] == kMetaCf) meta_ = handles_[i];
     if (names[i] == kCrashesCf) crashes_ = handles_[i];
     if (names[i] == kCampaignCf) campaign_cf_ = handles_[i];
+    if (names[i] == kMergeCf) merge_cf_ = handles_[i];
+    if (names[i] == kSupersededCf) superseded_cf_ = handles_[i];
   }
   POLLEN_CHECK(inputs_ && meta_ && crashes_ && campaign_cf_);
   return Status::Ok();
@@ -237,23 +255,35 @@ Result<bool> CorpusStore::IsEmpty() const {
 
 Status CorpusStore::PutEntry(std::string_view hash, const uint8_t* data, size_t size,
                              const EntryMeta& meta) {
-  if (Status s = CheckWritable("put an entry"); !s.ok()) return s;
   POLLEN_CHECK(data != nullptr || size == 0);
-  const std::string where = "corpus store " + path_ + ": cannot put entry " + PrintableKey(hash);
-  if (hash.empty()) return Status::Error(where + ": the hash is empty");
-  if (meta.size != size) {
-    return Status::Error(where + ": meta.size is " + std::to_string(meta.size) +
-                         " but the input has " + std::to_string(size) + " bytes");
-  }
-  if (!std::is_sorted(meta.features.begin(), meta.features.end())) {
-    return Status::Error(where + ": meta.features is not sorted");
-  }
+  const NewEntry entry{hash, std::span<const uint8_t>(data, size), &meta};
+  return PutEntries(std::span<const NewEntry>(&entry, 1));
+}
+
+Status CorpusStore::PutEntries(std::span<const NewEntry> entries) {
+  if (Status s = CheckWritable("put an entry"); !s.ok()) return s;
   rocksdb::WriteBatch batch;
-  rocksdb::Status s =
-      batch.Put(inputs_, ToSlice(hash), rocksdb::Slice(reinterpret_cast<const char*>(data), size));
-  if (s.ok()) s = batch.Put(meta_, ToSlice(hash), EncodeEntryMeta(meta));
-  if (!s.ok()) return FromRocks(s, path_, "putting entry " + PrintableKey(hash));
-  return Write("putting entry " + PrintableKey(hash), &batch, options_.sync_writes);
+  for (const NewEntry& e : entries) {
+    POLLEN_CHECK(e.meta != nullptr && (e.data.data() != nullptr || e.data.empty()));
+    const std::string where =
+        "corpus store " + path_ + ": cannot put entry " + PrintableKey(e.hash);
+    if (e.hash.empty()) return Status::Error(where + ": the hash is empty");
+    if (e.meta->size != e.data.size()) {
+      return Status::Error(where + ": meta.size is " + std::to_string(e.meta->size) +
+                           " but the input has " + std::to_string(e.data.size()) + " bytes");
+    }
+    if (!std::is_sorted(e.meta->features.begin(), e.meta->features.end())) {
+      return Status::Error(where + ": meta.features is not sorted");
+    }
+    rocksdb::Status s = batch.Put(
+        inputs_, ToSlice(e.hash),
+        rocksdb::Slice(reinterpret_cast<const char*>(e.data.data()), e.data.size()));
+    if (s.ok()) s = batch.Put(meta_, ToSlice(e.hash), EncodeEntryMeta(*e.meta));
+    if (!s.ok()) return FromRocks(s, path_, "putting entry " + PrintableKey(e.hash));
+  }
+  const std::string doing = entries.size() == 1 ? "putting entry " + PrintableKey(entries[0].hash)
+                                                : "putting entries";
+  return Write(doing, &batch, options_.sync_writes);
 }
 
 bool CorpusStore::HasEntry(std::string_view hash) const {
@@ -297,12 +327,64 @@ Status CorpusStore::ForEachEntry(
 }
 
 Status CorpusStore::DeleteEntry(std::string_view hash) {
+  const std::string key(hash);
+  return DeleteEntries(std::span<const std::string>(&key, 1));
+}
+
+Status CorpusStore::DeleteEntries(std::span<const std::string> hashes) {
   if (Status s = CheckWritable("delete an entry"); !s.ok()) return s;
   rocksdb::WriteBatch batch;
-  rocksdb::Status s = batch.Delete(inputs_, ToSlice(hash));
-  if (s.ok()) s = batch.Delete(meta_, ToSlice(hash));
-  if (!s.ok()) return FromRocks(s, path_, "deleting entry " + PrintableKey(hash));
-  return Write("deleting entry " + PrintableKey(hash), &batch, options_.sync_writes);
+  for (const std::string& hash : hashes) {
+    rocksdb::Status s = batch.Delete(inputs_, ToSlice(hash));
+    if (s.ok()) s = batch.Delete(meta_, ToSlice(hash));
+    if (!s.ok()) return FromRocks(s, path_, "deleting entry " + PrintableKey(hash));
+  }
+  const std::string doing =
+      hashes.size() == 1 ? "deleting entry " + PrintableKey(hashes[0]) : "deleting entries";
+  return Write(doing, &batch, options_.sync_writes);
+}
+
+rocksdb::ColumnFamilyHandle* CorpusStore::AuxHandle(AuxTable table) const {
+  return table == AuxTable::kMergeState ? merge_cf_ : superseded_cf_;
+}
+
+Status CorpusStore::PutAux(AuxTable table,
+                           std::span<const std::pair<std::string, std::string>> records) {
+  if (Status s = CheckWritable("write an auxiliary table"); !s.ok()) return s;
+  rocksdb::WriteBatch batch;
+  for (const auto& [key, value] : records) {
+    rocksdb::Status s = batch.Put(AuxHandle(table), ToSlice(key), ToSlice(value));
+    if (!s.ok()) return FromRocks(s, path_, "putting " + PrintableKey(key));
+  }
+  return Write("writing " + AuxHandle(table)->GetName(), &batch, options_.sync_writes);
+}
+
+Result<std::optional<std::string>> CorpusStore::GetAux(AuxTable table,
+                                                       std::string_view key) const {
+  if (AuxHandle(table) == nullptr) return std::optional<std::string>();
+  return Get(AuxHandle(table), key);
+}
+
+Status CorpusStore::ForEachAux(
+    AuxTable table,
+    const std::function<bool(std::string_view key, std::string_view value)>& fn) const {
+  if (AuxHandle(table) == nullptr) return Status::Ok();
+  return Scan(AuxHandle(table),
+              [&](std::string_view key, std::string_view value) -> Result<bool> {
+                return fn(key, value);
+              });
+}
+
+Status CorpusStore::ClearAux(AuxTable table) {
+  if (Status s = CheckWritable("clear an auxiliary table"); !s.ok()) return s;
+  rocksdb::WriteBatch batch;
+  Status scan = Scan(AuxHandle(table), [&](std::string_view key, std::string_view) -> Result<bool> {
+    rocksdb::Status s = batch.Delete(AuxHandle(table), ToSlice(key));
+    if (!s.ok()) return FromRocks(s, path_, "clearing " + AuxHandle(table)->GetName());
+    return true;
+  });
+  if (!scan.ok()) return scan;
+  return Write("clearing " + AuxHandle(table)->GetName(), &batch, options_.sync_writes);
 }
 
 Status CorpusStore::PutCrash(std::string_view signature, const CrashRecord& r) {
@@ -375,6 +457,7 @@ Result<CorpusStore::Stats> CorpusStore::GetStats() const {
                            cf->GetName());
     }
     stats.disk_bytes += bytes;
+    if (cf == inputs_) stats.input_disk_bytes = bytes;
   }
   return stats;
 }

@@ -5,6 +5,11 @@
 //   "meta"     hash      -> EntryMeta  (storage/record_codec.h)     (zstd / lz4)
 //   "crashes"  signature -> CrashRecord (storage/record_codec.h)    (zstd / lz4)
 //   "campaign" "format_version", "target", "build_id" -> decimal / text
+//   "merge"      key -> value  (the resumable state of a merge: storage/corpus_merger.h)
+//   "superseded" hash -> ""    (entries a merge dropped from the corpus, deleted by
+//                               CompactStore; until then they are still entries)
+// The last two are auxiliary tables (AuxTable): a writer creates them when it opens a store
+// made before they existed; a read-only open of such a store sees them empty.
 // An entry is its input plus its metadata, written and deleted together atomically.
 //
 // Concurrency rule: ONE WRITER PROCESS PER STORE. The writer holds RocksDB's LOCK file for
@@ -31,8 +36,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/status.h"
@@ -63,6 +70,16 @@ struct StoreOptions {
   bool accept_build_id_change = true;
 };
 
+// The auxiliary key-value tables of a store (see the layout above).
+enum class AuxTable { kMergeState, kSuperseded };
+
+// One entry to write with CorpusStore::PutEntries. Requires meta->size == data.size().
+struct NewEntry {
+  std::string_view hash;
+  std::span<const uint8_t> data;
+  const EntryMeta* meta = nullptr;
+};
+
 class CorpusStore {
  public:
   // Store-wide figures, computed on demand (cost: one scan of "meta" and "crashes").
@@ -71,6 +88,7 @@ class CorpusStore {
     uint64_t raw_bytes = 0;   // sum of input sizes
     uint64_t disk_bytes = 0;  // bytes of live SST files, all column families (excludes the
                               // WAL and memtables: call Flush() first for a settled figure)
+    uint64_t input_disk_bytes = 0;  // the part of disk_bytes holding the inputs themselves
     uint64_t crashes = 0;     // distinct crash signatures
   };
 
@@ -94,6 +112,10 @@ class CorpusStore {
   // fsynced if StoreOptions::sync_writes).
   Status PutEntry(std::string_view hash, const uint8_t* data, size_t size, const EntryMeta& meta);
 
+  // PutEntry for many entries in one atomic write (cheaper per entry than PutEntry).
+  // Checks every entry first: on an error, nothing was written.
+  Status PutEntries(std::span<const NewEntry> entries);
+
   // True when an entry `hash` exists. A read error counts as absent.
   bool HasEntry(std::string_view hash) const;
 
@@ -111,6 +133,24 @@ class CorpusStore {
 
   // Removes the entry `hash` (input and metadata, atomically). Ok if it was absent.
   Status DeleteEntry(std::string_view hash);
+
+  // DeleteEntry for many entries in one atomic write.
+  Status DeleteEntries(std::span<const std::string> hashes);
+
+  // Writes `records` (key, value) into auxiliary table `table` in one atomic write
+  // (writer only; overwrites existing keys).
+  Status PutAux(AuxTable table, std::span<const std::pair<std::string, std::string>> records);
+
+  // The value under `key` in `table`, nullopt if none.
+  Result<std::optional<std::string>> GetAux(AuxTable table, std::string_view key) const;
+
+  // Calls `fn` for every record of `table` in key order until it returns false.
+  Status ForEachAux(AuxTable table,
+                    const std::function<bool(std::string_view key, std::string_view value)>& fn)
+      const;
+
+  // Deletes every record of `table` (writer only).
+  Status ClearAux(AuxTable table);
 
   // Records crash `r` under `signature` (non-empty). If the signature is known, merges:
   // count += r.count, first_seen = min, last_seen = max, and r.input (with r.report)
@@ -166,6 +206,8 @@ class CorpusStore {
   Status RecordCampaign();
   Result<std::optional<std::string>> Get(rocksdb::ColumnFamilyHandle* cf,
                                          std::string_view key) const;
+  // The handle of `table`; null for a read-only store made before the table existed.
+  rocksdb::ColumnFamilyHandle* AuxHandle(AuxTable table) const;
 
   const std::string path_;
   const CampaignId campaign_;
@@ -177,6 +219,8 @@ class CorpusStore {
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
   rocksdb::ColumnFamilyHandle* crashes_ = nullptr;
   rocksdb::ColumnFamilyHandle* campaign_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* merge_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* superseded_cf_ = nullptr;
   std::mutex crash_mutex_;  // serialises PutCrash's read-modify-write
 };
 
