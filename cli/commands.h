@@ -9,6 +9,7 @@ namespace pollen::cli {
 int FuzzCommand(int argc, char** argv);
 int ReproCommand(int argc, char** argv);
 int MinimizeCommand(int argc, char** argv);
+int CorpusCommand(int argc, char** argv);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;

@@ -18,6 +18,8 @@ const char kUsage[] =
     "  fuzz TARGET [CORPUS_DIR...]   fuzz a target until a failure, a limit or Ctrl-C\n"
     "  repro TARGET FILE...          run inputs once and report failures with their stacks\n"
     "  minimize TARGET FILE          shrink a failing input\n"
+    "  corpus SUBCOMMAND STORE ...   inspect a corpus store (stats, ls) and maintain it\n"
+    "                                (import, export, merge, compact)\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags.\n";
 
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   if (command == "fuzz") return pollen::cli::FuzzCommand(argc - 2, argv + 2);
   if (command == "repro") return pollen::cli::ReproCommand(argc - 2, argv + 2);
   if (command == "minimize") return pollen::cli::MinimizeCommand(argc - 2, argv + 2);
+  if (command == "corpus") return pollen::cli::CorpusCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;
 }

@@ -1,0 +1,203 @@
+// pollen corpus SUBCOMMAND ...: inspect and maintain a corpus store.
+//
+// One function per subcommand; CorpusCommand only dispatches. The store is given either as
+// its own directory or as a work directory of `pollen fuzz` (which keeps it in "corpus/").
+#include <inttypes.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/flag_parser.h"
+#include "cli/target_setup.h"
+#include "storage/corpus_store.h"
+#include "storage/store_inspect.h"
+
+namespace pollen::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char kCorpusUsage[] =
+    "Usage: pollen corpus SUBCOMMAND STORE_OR_WORKDIR [args] [flags]\n"
+    "\n"
+    "Inspects and maintains a corpus store. STORE_OR_WORKDIR is a store directory or a\n"
+    "work directory of `pollen fuzz` (such as .pollen/TARGET), whose store is its corpus/.\n"
+    "\n"
+    "Subcommands:\n"
+    "  stats STORE_OR_WORKDIR            entries, sizes, compression, crashes, target, build\n"
+    "  ls STORE_OR_WORKDIR [--crashes]   one line per entry (or per crash)\n"
+    "  import STORE_OR_WORKDIR DIR...    add the files of each DIR to the store\n"
+    "  export STORE_OR_WORKDIR DIR       write each entry as a file into DIR\n"
+    "  merge STORE_OR_WORKDIR SOURCE...  merge other corpora into the store\n"
+    "  compact STORE_OR_WORKDIR          drop superseded entries and compact the files\n"
+    "\n"
+    "stats and ls open the store read-only: they work while `pollen fuzz` writes it, and\n"
+    "show what it had written when they started.\n"
+    "`pollen corpus SUBCOMMAND --help` describes each subcommand.\n";
+
+// The store directory that `path` names: `path` itself when it holds a database (or is
+// not a work directory), else its corpus/ subdirectory.
+std::string StoreDirOf(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(fs::path(path) / "CURRENT", ec)) return path;
+  const fs::path corpus = fs::path(path) / "corpus";
+  if (fs::is_directory(corpus, ec)) return corpus.string();
+  return path;
+}
+
+// Opens the store of `path` read-only, for whatever campaign it records.
+Result<std::unique_ptr<storage::CorpusStore>> OpenForInspection(const std::string& path) {
+  const std::string dir = StoreDirOf(path);
+  Result<storage::CampaignId> campaign = storage::ReadStoredCampaign(dir);
+  if (!campaign.ok()) return campaign.status();
+  storage::StoreOptions options;
+  options.read_only = true;
+  options.create_if_missing = false;
+  return storage::CorpusStore::Open(dir, *campaign, options);
+}
+
+// Parses the flags of subcommand `name`; returns -1 to go on, or the exit code (after
+// printing the help or the error). Requires `positional_count` positional arguments.
+int ParseSubcommand(FlagParser& parser, int argc, char** argv, const char* help_text,
+                    size_t positional_count, std::vector<std::string>* positional) {
+  bool help = false;
+  Status parsed = parser.Parse(argc, argv, positional, &help);
+  if (help) {
+    std::printf("%s%s", help_text, parser.Usage().c_str());
+    return kExitOk;
+  }
+  if (!parsed.ok()) return UsageError(parsed.message());
+  if (positional->size() != positional_count) {
+    return UsageError("expected " + std::to_string(positional_count) + " argument" +
+                      (positional_count == 1 ? "" : "s") + ", got " +
+                      std::to_string(positional->size()) + " (see pollen corpus --help)");
+  }
+  return -1;
+}
+
+int StatsCommand(int argc, char** argv) {
+  FlagParser parser("corpus stats");
+  std::vector<std::string> positional;
+  const int parsed = ParseSubcommand(
+      parser, argc, argv,
+      "Usage: pollen corpus stats STORE_OR_WORKDIR\n\n"
+      "Prints the store's entries, their total size, the bytes its files take on disk and\n"
+      "in SST files (entries still in the write-ahead log are not compressed yet), the\n"
+      "compression ratio (raw bytes / SST bytes), the distinct crashes, and the target and\n"
+      "build the store was recorded for.\n",
+      1, &positional);
+  if (parsed >= 0) return parsed;
+  Result<std::unique_ptr<storage::CorpusStore>> store = OpenForInspection(positional[0]);
+  if (!store.ok()) return UsageError(store.status().message());
+  const storage::CorpusStore& s = *store.value();
+  Result<storage::CorpusStore::Stats> stats = s.GetStats();
+  if (!stats.ok()) return UsageError(stats.status().message());
+
+  uint64_t files_bytes = 0;  // everything in the directory: SST files, WAL, manifest
+  std::error_code ec;
+  // A writer may delete a file meanwhile: a file that vanishes counts as 0 bytes.
+  for (fs::directory_iterator it(s.path(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      const uintmax_t size = it->file_size(size_ec);
+      if (!size_ec) files_bytes += size;
+    }
+  }
+  if (ec) return UsageError("cannot list corpus store directory " + s.path() + ": " + ec.message());
+
+  std::printf("store:         %s\n", s.path().c_str());
+  std::printf("target:        %s\n", s.campaign().target.c_str());
+  std::printf("build id:      %s\n", s.stored_build_id().c_str());
+  std::printf("entries:       %" PRIu64 "\n", stats->entries);
+  std::printf("raw bytes:     %" PRIu64 "\n", stats->raw_bytes);
+  std::printf("bytes on disk: %" PRIu64 " (%" PRIu64 " in SST files)\n", files_bytes,
+              stats->disk_bytes);
+  if (stats->disk_bytes > 0) {
+    std::printf("compression:   %.2f (raw bytes / SST bytes)\n",
+                static_cast<double>(stats->raw_bytes) / static_cast<double>(stats->disk_bytes));
+  } else {
+    std::printf("compression:   n/a (no SST file yet)\n");
+  }
+  std::printf("crashes:       %" PRIu64 "\n", stats->crashes);
+  return kExitOk;
+}
+
+int LsCommand(int argc, char** argv) {
+  bool crashes = false;
+  FlagParser parser("corpus ls");
+  parser.Add("crashes", &crashes, "list the crashes instead of the entries");
+  std::vector<std::string> positional;
+  const int parsed = ParseSubcommand(
+      parser, argc, argv,
+      "Usage: pollen corpus ls STORE_OR_WORKDIR [--crashes]\n\n"
+      "Prints one line per entry, in hash order: hash, size in bytes, number of features,\n"
+      "origin. With --crashes, one line per distinct crash: signature, kind, times seen,\n"
+      "size of the smallest input.\n\nFlags:\n",
+      1, &positional);
+  if (parsed >= 0) return parsed;
+  Result<std::unique_ptr<storage::CorpusStore>> store = OpenForInspection(positional[0]);
+  if (!store.ok()) return UsageError(store.status().message());
+  Status listed;
+  if (crashes) {
+    listed =
+        store.value()->ForEachCrash([](std::string_view signature, const storage::CrashRecord& r) {
+          std::printf("%.*s %s %" PRIu64 " %zu\n", static_cast<int>(signature.size()),
+                      signature.data(), r.kind.c_str(), r.count, r.input.size());
+          return true;
+        });
+  } else {
+    listed = store.value()->ForEachEntry([](std::string_view hash, const storage::EntryMeta& meta) {
+      std::printf("%.*s %" PRIu64 " %zu %s\n", static_cast<int>(hash.size()), hash.data(),
+                  meta.size, meta.features.size(), meta.origin.empty() ? "-" : meta.origin.c_str());
+      return true;
+    });
+  }
+  if (!listed.ok()) return UsageError(listed.message());
+  return kExitOk;
+}
+
+int NotYetImplemented(const char* subcommand) {
+  return UsageError(std::string("pollen corpus ") + subcommand + ": not yet implemented");
+}
+
+int ImportCommand(int, char**) { return NotYetImplemented("import"); }
+int ExportCommand(int, char**) { return NotYetImplemented("export"); }
+int MergeCommand(int, char**) { return NotYetImplemented("merge"); }
+int CompactCommand(int, char**) { return NotYetImplemented("compact"); }
+
+}  // namespace
+
+int CorpusCommand(int argc, char** argv) {
+  if (argc < 1) {
+    std::fprintf(stderr, "ERROR: pollen corpus needs a subcommand\n\n%s", kCorpusUsage);
+    return kExitUsage;
+  }
+  const std::string_view subcommand = argv[0];
+  if (subcommand == "--help" || subcommand == "-h" || subcommand == "help") {
+    std::printf("%s", kCorpusUsage);
+    return kExitOk;
+  }
+  struct Subcommand {
+    std::string_view name;
+    int (*run)(int argc, char** argv);
+  };
+  static constexpr Subcommand kSubcommands[] = {
+      {"stats", StatsCommand},   {"ls", LsCommand},       {"import", ImportCommand},
+      {"export", ExportCommand}, {"merge", MergeCommand}, {"compact", CompactCommand},
+  };
+  for (const Subcommand& s : kSubcommands) {
+    if (s.name == subcommand) return s.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "ERROR: unknown corpus subcommand '%s'\n\n%s", argv[0], kCorpusUsage);
+  return kExitUsage;
+}
+
+}  // namespace pollen::cli
