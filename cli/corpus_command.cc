@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/corpus_common.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
 #include "storage/corpus_store.h"
@@ -42,46 +43,6 @@ const char kCorpusUsage[] =
     "show what it had written when they started.\n"
     "`pollen corpus SUBCOMMAND --help` describes each subcommand.\n";
 
-// The store directory that `path` names: `path` itself when it holds a database (or is
-// not a work directory), else its corpus/ subdirectory.
-std::string StoreDirOf(const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(fs::path(path) / "CURRENT", ec)) return path;
-  const fs::path corpus = fs::path(path) / "corpus";
-  if (fs::is_directory(corpus, ec)) return corpus.string();
-  return path;
-}
-
-// Opens the store of `path` read-only, for whatever campaign it records.
-Result<std::unique_ptr<storage::CorpusStore>> OpenForInspection(const std::string& path) {
-  const std::string dir = StoreDirOf(path);
-  Result<storage::CampaignId> campaign = storage::ReadStoredCampaign(dir);
-  if (!campaign.ok()) return campaign.status();
-  storage::StoreOptions options;
-  options.read_only = true;
-  options.create_if_missing = false;
-  return storage::CorpusStore::Open(dir, *campaign, options);
-}
-
-// Parses the flags of subcommand `name`; returns -1 to go on, or the exit code (after
-// printing the help or the error). Requires `positional_count` positional arguments.
-int ParseSubcommand(FlagParser& parser, int argc, char** argv, const char* help_text,
-                    size_t positional_count, std::vector<std::string>* positional) {
-  bool help = false;
-  Status parsed = parser.Parse(argc, argv, positional, &help);
-  if (help) {
-    std::printf("%s%s", help_text, parser.Usage().c_str());
-    return kExitOk;
-  }
-  if (!parsed.ok()) return UsageError(parsed.message());
-  if (positional->size() != positional_count) {
-    return UsageError("expected " + std::to_string(positional_count) + " argument" +
-                      (positional_count == 1 ? "" : "s") + ", got " +
-                      std::to_string(positional->size()) + " (see pollen corpus --help)");
-  }
-  return -1;
-}
-
 int StatsCommand(int argc, char** argv) {
   FlagParser parser("corpus stats");
   std::vector<std::string> positional;
@@ -92,7 +53,7 @@ int StatsCommand(int argc, char** argv) {
       "in SST files (entries still in the write-ahead log are not compressed yet), the\n"
       "compression ratio (raw bytes / SST bytes), the distinct crashes, and the target and\n"
       "build the store was recorded for.\n",
-      1, &positional);
+      1, 1, &positional);
   if (parsed >= 0) return parsed;
   Result<std::unique_ptr<storage::CorpusStore>> store = OpenForInspection(positional[0]);
   if (!store.ok()) return UsageError(store.status().message());
@@ -141,7 +102,7 @@ int LsCommand(int argc, char** argv) {
       "Prints one line per entry, in hash order: hash, size in bytes, number of features,\n"
       "origin. With --crashes, one line per distinct crash: signature, kind, times seen,\n"
       "size of the smallest input.\n\nFlags:\n",
-      1, &positional);
+      1, 1, &positional);
   if (parsed >= 0) return parsed;
   Result<std::unique_ptr<storage::CorpusStore>> store = OpenForInspection(positional[0]);
   if (!store.ok()) return UsageError(store.status().message());
@@ -164,14 +125,6 @@ int LsCommand(int argc, char** argv) {
   return kExitOk;
 }
 
-int NotYetImplemented(const char* subcommand) {
-  return UsageError(std::string("pollen corpus ") + subcommand + ": not yet implemented");
-}
-
-int ImportCommand(int, char**) { return NotYetImplemented("import"); }
-int ExportCommand(int, char**) { return NotYetImplemented("export"); }
-int MergeCommand(int, char**) { return NotYetImplemented("merge"); }
-int CompactCommand(int, char**) { return NotYetImplemented("compact"); }
 
 }  // namespace
 
