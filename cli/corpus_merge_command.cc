@@ -46,14 +46,9 @@ int MergeCommand(int argc, char** argv) {
   auto destination = OpenForWriting(positional[0], campaign.value());
   if (!destination.ok()) return UsageError(destination.status().message());
 
-  auto coverage = node::GlobalCoverage::Create();
-  if (!coverage.ok()) return UsageError(coverage.status().message());
-  node::LaunchOptions launch;
-  launch.target = target;
-  launch.timeout_s = timeout;
-  launch.rss_limit_mb = rss_limit_mb;
-  launch.max_len = max_len;
-  node::WorkerLauncher launcher(launch, coverage.value().get());
+  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
+  if (!made.ok()) return UsageError(made.status().message());
+  node::WorkerLauncher& launcher = *made->launcher;
   node::WorkerExecutor executor(&launcher);
   node::InstallInterruptHandler();
 

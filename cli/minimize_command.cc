@@ -44,14 +44,10 @@ int MinimizeCommand(int argc, char** argv) {
   if (!data.ok()) return UsageError(data.status().message());
   if (output.empty()) output = positional[1] + ".min";
 
-  auto coverage = node::GlobalCoverage::Create();
-  if (!coverage.ok()) return UsageError(coverage.status().message());
-  node::LaunchOptions launch;
-  launch.target = target;
-  launch.timeout_s = timeout;
-  launch.rss_limit_mb = rss_limit_mb;
-  launch.max_len = std::max<uint32_t>(1, static_cast<uint32_t>(data->size()));
-  node::WorkerLauncher launcher(launch, coverage.value().get());
+  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, static_cast<uint32_t>(data->size()));
+  if (!made.ok()) return UsageError(made.status().message());
+  node::WorkerLauncher& launcher = *made->launcher;
+  const node::LaunchOptions& launch = launcher.options();
   auto worker = launcher.Launch();
   if (!worker.ok()) return UsageError(worker.status().message());
   auto outcome = node::RunInput(*worker.value(), launch, data->data(), data->size());

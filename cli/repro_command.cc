@@ -38,15 +38,12 @@ int ReproCommand(int argc, char** argv) {
     if (!data.ok()) return UsageError(data.status().message());
     inputs.push_back(std::move(data).value());
   }
-  auto coverage = node::GlobalCoverage::Create();
-  if (!coverage.ok()) return UsageError(coverage.status().message());
-  node::LaunchOptions launch;
-  launch.target = target;
-  launch.timeout_s = timeout;
-  launch.rss_limit_mb = rss_limit_mb;
-  launch.max_len = 1;
-  for (const auto& in : inputs) launch.max_len = std::max<uint32_t>(launch.max_len, static_cast<uint32_t>(in.size()));
-  node::WorkerLauncher launcher(launch, coverage.value().get());
+  uint32_t max_len = 1;
+  for (const auto& in : inputs) max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(in.size()));
+  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
+  if (!made.ok()) return UsageError(made.status().message());
+  node::WorkerLauncher& launcher = *made->launcher;
+  const node::LaunchOptions& launch = launcher.options();
 
   int failures = 0;
   std::unique_ptr<node::WorkerProcess> worker;

@@ -52,6 +52,21 @@ std::string BaseName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
+Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,
+                                                uint32_t rss_limit_mb, uint32_t max_len) {
+  auto coverage = node::GlobalCoverage::Create();
+  if (!coverage.ok()) return coverage.status();
+  node::LaunchOptions launch;
+  launch.target = target;
+  launch.timeout_s = timeout_s;
+  launch.rss_limit_mb = rss_limit_mb;
+  launch.max_len = std::max<uint32_t>(1, max_len);
+  SingleRunLauncher result;
+  result.coverage = std::move(coverage).value();
+  result.launcher = std::make_unique<node::WorkerLauncher>(launch, result.coverage.get());
+  return result;
+}
+
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ERROR: %s\n", message.c_str());
   return kExitUsage;

@@ -7,8 +7,12 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "engine/dictionary.h"
 #include "engine/status.h"
+#include "node/global_coverage.h"
+#include "node/worker_launcher.h"
 
 namespace pollen::cli {
 
@@ -26,6 +30,15 @@ Result<engine::Dictionary> LoadDictionary(const std::string& path);
 Result<std::string> BuildIdOf(const std::string& target);
 
 std::string BaseName(const std::string& path);
+
+// A worker launcher for the commands that run single inputs (repro, minimize, merge),
+// with the coverage map it needs.
+struct SingleRunLauncher {
+  std::unique_ptr<node::GlobalCoverage> coverage;
+  std::unique_ptr<node::WorkerLauncher> launcher;
+};
+Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,
+                                                uint32_t rss_limit_mb, uint32_t max_len);
 
 // Prints "ERROR: message" and returns kExitUsage.
 int UsageError(const std::string& message);
