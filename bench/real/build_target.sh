@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Builds one benchmark target the five ways the suite compares, from the sources that
+# bench/real/setup.sh fetched, into build/bench-real/targets/NAME/:
+#
+#   pollen       harness + library with -fsanitize=fuzzer-no-link, linked with the Pollen
+#                runtime exactly as CMake links examples/keyword_fuzzer (read from build.ninja)
+#   libfuzzer    library with -fsanitize=fuzzer-no-link, harness and link with -fsanitize=fuzzer
+#   afl          afl-clang-fast(++) (PCGUARD), persistent mode through AFL++'s libAFLDriver.a;
+#                also writes afl-dict2file.dict (AFL_LLVM_DICT2FILE)
+#   afl-cmplog   the same with AFL_LLVM_CMPLOG=1 (afl-fuzz -c)
+#   cov          -fprofile-instr-generate -fcoverage-mapping, main = bench/real/coverage_main.cc
+#
+# plus dict (the target's own dictionary, if its tree has one), seeds/ (its seed corpus, or
+# one file "hi" as FuzzBench does for targets without seeds) and BUILD_INFO.
+# No sanitizers (coverage experiments, as FuzzBench). Base flags, every build:
+#   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#
+# Usage: bench/real/build_target.sh NAME [FLAVOR...]
+#   NAME   libpng | jsoncpp | re2 | keyword | magic4 (examples/NAME.cc, planted bug armed)
+#   FLAVOR pollen libfuzzer afl afl-cmplog cov (default: all five)
+# Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
+# Runs at nice 10. Each flavor is built from scratch in build/bench-real/work/NAME/FLAVOR
+# and published by rename; logs in build/bench-real/logs/NAME-FLAVOR.log.
+set -euo pipefail
+if [ "$(nice)" -lt 10 ]; then exec nice -n $((10 - $(nice))) "$0" "$@"; fi
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${POLLEN_BUILD_DIR:-$root/build}
+out=${BENCH_REAL_DIR:-$build/bench-real}
+jobs=${BENCH_JOBS:-1}
+all_flavors=(pollen libfuzzer afl afl-cmplog cov)
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+case "$1" in -h | --help) usage; exit 0 ;; esac
+name=$1; shift
+flavors=("$@")
+[ ${#flavors[@]} -gt 0 ] || flavors=("${all_flavors[@]}")
+for f in "${flavors[@]}"; do
+  [[ " ${all_flavors[*]} " == *" $f "* ]] || { echo "ERROR: unknown flavor $f" >&2; exit 2; }
+done
+
+case "$name" in
+  libpng | jsoncpp | re2)
+    src=$out/src/$name
+    [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
+  keyword | magic4)
+    src=$root/examples
+    [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4)" >&2; exit 2 ;;
+esac
+
+dest=$out/targets/$name
+mkdir -p "$dest" "$out/logs" "$out/work/$name"
+log() { echo "bench/real build $name: $*" >&2; }
+
+base=(-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+afl_driver=/usr/lib/afl/libAFLDriver.a
+
+# The Pollen link line: everything after "-o examples/keyword_fuzzer" in the command CMake
+# generated (whole-archive runtime, engine, schema, capnp, kj); relative paths are relative
+# to the build directory.
+pollen_link_args() {
+  local cmd libs a
+  cmd=$(ninja -C "$build" -t commands keyword | tail -1)
+  libs=$(sed -n 's|.* -o examples/keyword_fuzzer \(.*\) && :$|\1|p' <<<"$cmd")
+  if [ -z "$libs" ] || [[ "$libs" != *libpollen_runtime.a* ]]; then
+    echo "ERROR: no Pollen link line for examples/keyword_fuzzer in $build/build.ninja: $cmd" >&2
+    return 1
+  fi
+  pollen_libs=()
+  for a in $libs; do
+    case "$a" in
+      -* | /*) pollen_libs+=("$a") ;;
+      *) pollen_libs+=("$build/$a") ;;
+    esac
+  done
+  for a in "$build/engine/runtime/libpollen_runtime.a" "$build/engine/libpollen_engine.a" "$build/schema/libpollen_schema.a"; do
+    [ -f "$a" ] || { echo "ERROR: $a missing: run scripts/build.sh pollen pollen_runtime" >&2; return 1; }
+  done
+}
+
+# --- the library and harness of each target ---------------------------------------------
+# build_lib W: builds the code under test in work dir W with $CC/$CXX/$CFLAGS/$CXXFLAGS and
+# sets lib_args (what to link), harness (the harness source) and harness_flags.
+build_lib() {
+  local w=$1
+  case "$name" in
+    libpng)
+      # Out-of-tree autotools build of the static library (configure --disable-shared); the
+      # tree's pnglibconf.dfa was edited by setup.sh as OSS-Fuzz's build.sh does.
+      mkdir -p "$w/lib"
+      # configure's test programs stay out of the AFL dictionary.
+      (cd "$w/lib" && env -u AFL_LLVM_DICT2FILE \
+        "$src/configure" --quiet --disable-shared CC="$CC" CFLAGS="${CFLAGS[*]}" \
+        && make -s -j"$jobs" libpng16.la)
+      lib_args=("$w/lib/.libs/libpng16.a" -lz)
+      harness=$src/contrib/oss-fuzz/libpng_read_fuzzer.cc
+      harness_flags=(-std=c++11 -I"$w/lib" -I"$src")
+      ;;
+    jsoncpp)
+      # The three library files compile directly.
+      local f objs=()
+      for f in json_reader json_value json_writer; do
+        "$CXX" "${CXXFLAGS[@]}" -I"$src/include" -c "$src/src/lib_json/$f.cpp" -o "$w/$f.o"
+        objs+=("$w/$f.o")
+      done
+      llvm-ar-14 rcs "$w/libjsoncpp.a" "${objs[@]}"
+      lib_args=("$w/libjsoncpp.a")
+      harness=$src/src/test_lib_json/fuzz.cpp
+      harness_flags=(-I"$src/include" -I"$src/src/test_lib_json")
+      ;;
+    re2)
+      # re2's Makefile builds into obj/ inside the tree: build in a copy. The generated
+      # Unicode/Perl tables are already in the tree (setup.sh).
+      cp -a "$src" "$w/re2"
+      make -s -C "$w/re2" -j"$jobs" obj/libre2.a CXX="$CXX" CXXFLAGS="${CXXFLAGS[*]}"
+      lib_args=("$w/re2/obj/libre2.a" -lpthread)
+      harness=$src/re2/fuzzing/re2_fuzzer.cc
+      harness_flags=(-I"$w/re2" -I"$src/re2/fuzzing/compiler-rt/include")
+      ;;
+    keyword | magic4)
+      lib_args=()
+      harness=$src/$name.cc
+      harness_flags=(-I"$src")
+      ;;
+  esac
+}
+
+build_flavor() {
+  local flavor=$1 w=$out/work/$name/$1
+  rm -rf "$w" && mkdir -p "$w"
+  CC=clang-14 CXX=clang++-14
+  local hflags=() link_flags=() extra=() main_obj=()
+  unset AFL_LLVM_DICT2FILE AFL_LLVM_CMPLOG
+  case "$flavor" in
+    pollen)
+      pollen_link_args
+      CFLAGS=("${base[@]}" -fsanitize=fuzzer-no-link)
+      hflags=("${CFLAGS[@]}")
+      link_flags=(-fsanitize=fuzzer-no-link)
+      extra=("${pollen_libs[@]}") ;;
+    libfuzzer)
+      CFLAGS=("${base[@]}" -fsanitize=fuzzer-no-link)
+      hflags=("${base[@]}" -fsanitize=fuzzer)
+      link_flags=(-fsanitize=fuzzer) ;;
+    afl | afl-cmplog)
+      [ -f "$afl_driver" ] || { echo "ERROR: $afl_driver missing: apt-get install afl++" >&2; return 1; }
+      CC=afl-clang-fast CXX=afl-clang-fast++
+      export AFL_QUIET=1 AFL_LLVM_USE_TRACE_PC=1  # as FuzzBench: PCGUARD, no compiler chatter
+      if [ "$flavor" = afl ]; then
+        export AFL_LLVM_DICT2FILE=$w/afl-dict2file.dict  # absolute path; appended to
+      else
+        export AFL_LLVM_CMPLOG=1
+      fi
+      CFLAGS=("${base[@]}")
+      hflags=("${base[@]}")
+      extra=("$afl_driver") ;;
+    cov)
+      CFLAGS=("${base[@]}" -fprofile-instr-generate -fcoverage-mapping)
+      hflags=("${CFLAGS[@]}")
+      link_flags=(-fprofile-instr-generate)
+      # The main is not instrumented: it does not show in the coverage reports.
+      clang++-14 "${base[@]}" -std=c++17 -c "$root/bench/real/coverage_main.cc" -o "$w/coverage_main.o"
+      main_obj=("$w/coverage_main.o") ;;
+  esac
+  CXXFLAGS=("${CFLAGS[@]}")
+  build_lib "$w"
+  "$CXX" "${hflags[@]}" "${harness_flags[@]}" -c "$harness" -o "$w/harness.o"
+  # The harness is linked as an object file, never from an archive (docs/targets.md).
+  "$CXX" "${base[@]}" "${link_flags[@]}" "$w/harness.o" "${main_obj[@]}" "${lib_args[@]}" \
+    "${extra[@]}" -o "$w/$flavor"
+  unset AFL_QUIET AFL_LLVM_USE_TRACE_PC AFL_LLVM_DICT2FILE AFL_LLVM_CMPLOG
+  {
+    echo "flavor: $flavor"
+    echo "compiler: $CC / $CXX"
+    echo "library flags: ${CFLAGS[*]}"
+    echo "harness: $harness"
+    echo "harness flags: ${hflags[*]} ${harness_flags[*]}"
+    echo "link: ${link_flags[*]} harness.o ${main_obj[*]} ${lib_args[*]} ${extra[*]}"
+  } > "$w/$flavor.info"
+  # Publish by rename, so that a running benchmark never sees a half-written binary.
+  cp -f "$w/$flavor" "$dest/.$flavor.tmp" && mv -f "$dest/.$flavor.tmp" "$dest/$flavor"
+  if [ -f "$w/afl-dict2file.dict" ]; then
+    cp -f "$w/afl-dict2file.dict" "$dest/.dict2file.tmp" && mv -f "$dest/.dict2file.tmp" "$dest/afl-dict2file.dict"
+  fi
+}
+
+# --- dictionary and seeds ------------------------------------------------------------------
+copy_dict_and_seeds() {
+  local dict="" s
+  case "$name" in
+    libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
+    jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
+    re2 | keyword | magic4) dict="" ;;  # none in the tree
+  esac
+  rm -f "$dest/dict"
+  [ -z "$dict" ] || cp "$dict" "$dest/dict"
+  rm -rf "$dest/seeds.tmp" && mkdir -p "$dest/seeds.tmp"
+  case "$name" in
+    libpng)
+      # Every *.png of the tree outside crashers/ (OSS-Fuzz's seed corpus); the file name
+      # keeps the path, since several directories have files of the same name.
+      (cd "$src" && find . -name '*.png' -not -path '*/crashers/*' -type f | sort) |
+        while read -r s; do cp "$src/$s" "$dest/seeds.tmp/$(sed 's|^\./||; s|/|_|g' <<<"$s")"; done ;;
+    jsoncpp)
+      cp "$src"/test/data/*.json "$dest/seeds.tmp/" ;;
+  esac
+  # AFL++ needs at least one seed; FuzzBench gives seedless targets a file "hi".
+  if [ -z "$(ls -A "$dest/seeds.tmp")" ]; then printf 'hi' > "$dest/seeds.tmp/hi"; fi
+  rm -rf "$dest/seeds" && mv "$dest/seeds.tmp" "$dest/seeds"
+}
+
+copy_dict_and_seeds
+status=0
+for flavor in "${flavors[@]}"; do
+  logf=$out/logs/$name-$flavor.log
+  log "$flavor (log: $logf)"
+  start=$(date +%s)
+  if (build_flavor "$flavor") >"$logf" 2>&1; then
+    log "$flavor built in $(( $(date +%s) - start )) s: $dest/$flavor"
+  else
+    log "$flavor FAILED after $(( $(date +%s) - start )) s; last lines of $logf:"
+    tail -n 15 "$logf" >&2
+    status=1
+  fi
+done
+{
+  echo "target: $name"
+  if [ -f "$src/.bench-real-source" ]; then echo "source: $(cat "$src/.bench-real-source")"; else echo "source: examples/$name.cc"; fi
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  for f in "${all_flavors[@]}"; do
+    [ -f "$out/work/$name/$f/$f.info" ] && { echo; cat "$out/work/$name/$f/$f.info"; }
+  done
+} > "$dest/BUILD_INFO"
+exit $status
