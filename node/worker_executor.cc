@@ -26,6 +26,8 @@ Result<storage::ExecutionResult> WorkerExecutor::Execute(const uint8_t* data, si
     worker_.reset();  // it is dead
     result.failed = true;
     result.failure_kind = outcome->failure.kind;
+    result.failure_signature = outcome->failure.signature;
+    result.failure_report = outcome->failure.report;
     last_failure_ = std::move(outcome->failure);
     return result;
   }

@@ -308,6 +308,17 @@ Status CorpusMerger::Execute(State& st) {
       out.state = MergeInputState::kFailed;
       out.failure_kind = result->failure_kind.empty() ? "unknown" : result->failure_kind;
       st.report.failures.push_back({c.hash, out.failure_kind});
+      // Recorded in the destination's crash table like a failure found while fuzzing
+      // (deduplicated by signature); without one, the input itself is the signature.
+      CrashRecord crash;
+      crash.kind = out.failure_kind;
+      crash.input.assign(bytes.begin(), bytes.end());
+      crash.report = result->failure_report;
+      crash.count = 1;
+      crash.first_seen_unix_ms = crash.last_seen_unix_ms = st.start_unix_ms;
+      const std::string signature =
+          result->failure_signature.empty() ? "input-" + c.hash.substr(0, 16) : result->failure_signature;
+      if (Status s = destination_->PutCrash(signature, crash); !s.ok()) return s;
     } else {
       out.state = MergeInputState::kOk;
       out.features = std::move(result->features);

@@ -210,6 +210,18 @@ TEST(CorpusMergerTest, CrashingInputsAreSkippedAndRecorded) {
   EXPECT_FALSE(dest->HasEntry(HashOf("crash one")));
   EXPECT_TRUE(dest->HasEntry(HashOf("abc")));
   EXPECT_TRUE(dest->HasEntry(HashOf("xyz")));
+  // Recorded in the crash table, each with its input (no signature from this executor:
+  // the input's hash stands in).
+  std::map<std::string, CrashRecord> crashes;
+  ASSERT_TRUE(dest->ForEachCrash([&](std::string_view signature, const CrashRecord& r) {
+                    crashes[std::string(signature)] = r;
+                    return true;
+                  }).ok());
+  ASSERT_EQ(crashes.size(), 2u);
+  const CrashRecord& one = crashes.at("input-" + HashOf("crash one").substr(0, 16));
+  EXPECT_EQ(one.kind, "SEGV");
+  EXPECT_EQ(std::string(one.input.begin(), one.input.end()), "crash one");
+  EXPECT_EQ(one.count, 1u);
 }
 
 TEST(CorpusMergerTest, FailsWithoutAnExecutorWhenInputsNeedOne) {

@@ -19,6 +19,8 @@ namespace pollen::storage {
 struct ExecutionResult {
   bool failed = false;             // the input crashed, hung or ran out of memory
   std::string failure_kind;        // when failed: "SEGV", "timeout", "oom", ...
+  std::string failure_signature;   // when failed: the deduplication signature, if known
+  std::string failure_report;      // when failed: the report with its stack, if any
   std::vector<uint32_t> features;  // when not failed: sorted, unique
   uint64_t exec_time_us = 0;
 };

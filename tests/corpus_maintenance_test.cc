@@ -63,6 +63,20 @@ TEST(CorpusMaintenanceTest, ExportImportMergeCompact) {
   EXPECT_EQ(Number(compact.output, R"(compacted: (\d+) entries removed)"), superseded) << compact.output;
 }
 
+TEST(CorpusMaintenanceTest, MergeRecordsInputsThatCrash) {
+  std::string dir = MakeTempDir();
+  RunCommand({"/bin/mkdir", "-p", dir + "/in"}, 10);
+  WriteFile(dir + "/in/ok", "hello");
+  WriteFile(dir + "/in/crasher", "HI!");
+  CommandResult merge = Pollen({"corpus", "merge", dir + "/m", dir + "/in", "--target=" + Example("shallow_crash")});
+  ASSERT_EQ(merge.exit_code, 0) << merge.output;
+  EXPECT_THAT(merge.output, HasSubstr("1 failed"));
+  EXPECT_THAT(merge.output, HasSubstr("skipped 1 input that failed: SEGV"));
+  CommandResult crashes = Pollen({"corpus", "ls", dir + "/m", "--crashes"});
+  ASSERT_EQ(crashes.exit_code, 0) << crashes.output;
+  EXPECT_THAT(crashes.output, HasSubstr("SEGV"));
+}
+
 TEST(CorpusMaintenanceTest, ClearErrors) {
   std::string dir = MakeTempDir();
   CommandResult no_target = Pollen({"corpus", "merge", dir + "/m", dir});
