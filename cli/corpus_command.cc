@@ -4,6 +4,7 @@
 // its own directory or as a work directory of `pollen fuzz` (which keeps it in "corpus/").
 #include <inttypes.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -79,8 +80,10 @@ int StatsCommand(int argc, char** argv) {
   std::printf("build id:      %s\n", s.stored_build_id().c_str());
   std::printf("entries:       %" PRIu64 "\n", stats->entries);
   std::printf("raw bytes:     %" PRIu64 "\n", stats->raw_bytes);
-  std::printf("bytes on disk: %" PRIu64 " (%" PRIu64 " in SST files)\n", files_bytes,
-              stats->disk_bytes);
+  std::printf("bytes on disk: %" PRIu64 " (%" PRIu64 " in SST files: %" PRIu64
+              " inputs, %" PRIu64 " features and other metadata)\n",
+              files_bytes, stats->disk_bytes, stats->input_disk_bytes,
+              stats->disk_bytes - std::min(stats->disk_bytes, stats->input_disk_bytes));
   if (stats->disk_bytes > 0) {
     std::printf("compression:   %.2f (raw bytes / SST bytes)\n",
                 static_cast<double>(stats->raw_bytes) / static_cast<double>(stats->disk_bytes));
