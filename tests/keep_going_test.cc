@@ -15,10 +15,7 @@ TEST(KeepGoingTest, SameBugIsSavedOnceAndCounted) {
                                300);
   ASSERT_FALSE(r.timed_out) << r.output;
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  std::vector<std::string> artifacts;
-  for (const auto& f : ListFiles(dir + "/crashes", "crash-")) {
-    if (f.substr(f.size() - 4) != ".txt") artifacts.push_back(f);
-  }
+  std::vector<std::string> artifacts = ArtifactInputs(dir + "/crashes", "crash");
   EXPECT_EQ(artifacts.size(), 1u) << r.output;
   // Found again after the first time: counted under the same signature.
   EXPECT_THAT(r.output, ::testing::HasSubstr("seen 2 times")) << r.output;

@@ -10,14 +10,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<std::string> Inputs(const std::string& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& f : ListFiles(dir, prefix)) {
-    if (f.substr(f.size() - 4) != ".txt") out.push_back(f);
-  }
-  return out;
-}
-
 TEST(LoseNothingTest, CrashingSeedIsSavedExactly) {
   std::string dir = MakeTempDir();
   std::string seeds = dir + "/seeds";
@@ -27,7 +19,7 @@ TEST(LoseNothingTest, CrashingSeedIsSavedExactly) {
                                 "--seed=1", "--runs=1000", "--workdir=" + dir + "/work"}, 300);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("while running an input as it is"));
-  auto found = Inputs(dir + "/work/crashes", "crash-");
+  auto found = ArtifactInputs(dir + "/work/crashes", "crash");
   ASSERT_EQ(found.size(), 1u) << r.output;
   EXPECT_EQ(ReadFile(found[0]), "HI!");
 }
@@ -40,7 +32,7 @@ TEST(LoseNothingTest, DeathDuringMinimizationKeepsTheCandidate) {
   CommandResult r = RunCommand({PollenBin(), "fuzz", TestTarget("minimize_crash"), seeds, "--workers=1",
                                 "--seed=1", "--runs=2000000", "--workdir=" + dir + "/work"}, 300);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  auto found = Inputs(dir + "/work/crashes", "crash-");
+  auto found = ArtifactInputs(dir + "/work/crashes", "crash");
   ASSERT_EQ(found.size(), 1u) << r.output;
   EXPECT_EQ(ReadFile(found[0]), "PREFB");
   EXPECT_THAT(r.output, HasSubstr("while minimizing a new input"));

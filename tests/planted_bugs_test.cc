@@ -22,14 +22,6 @@ void PrintTo(const Planted& p, std::ostream* os) { *os << p.example; }
 
 class PlantedBugTest : public ::testing::TestWithParam<Planted> {};
 
-std::vector<std::string> Artifacts(const std::string& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& f : ListFiles(dir, prefix + "-")) {
-    if (f.size() < 4 || f.substr(f.size() - 4) != ".txt") out.push_back(f);
-  }
-  return out;
-}
-
 TEST_P(PlantedBugTest, FoundWithinBoundAndReproduced) {
   const Planted& p = GetParam();
   std::string dir = MakeTempDir();
@@ -40,7 +32,7 @@ TEST_P(PlantedBugTest, FoundWithinBoundAndReproduced) {
   CommandResult fuzz = RunCommand(argv, 600);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
-  std::vector<std::string> found = Artifacts(dir + "/crashes", p.prefix);
+  std::vector<std::string> found = ArtifactInputs(dir + "/crashes", p.prefix);
   ASSERT_EQ(found.size(), 1u) << fuzz.output;
   EXPECT_THAT(ReadFile(found[0] + ".txt"), HasSubstr(std::string("kind: ") + p.kind));
 

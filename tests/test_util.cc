@@ -165,6 +165,14 @@ std::vector<std::string> ListFiles(const std::string& dir, const std::string& pr
   return files;
 }
 
+std::vector<std::string> ArtifactInputs(const std::string& crashes_dir, const std::string& prefix) {
+  std::vector<std::string> inputs;
+  for (const auto& f : ListFiles(crashes_dir, prefix + "-")) {
+    if (f.size() < 4 || f.compare(f.size() - 4, 4, ".txt") != 0) inputs.push_back(f);
+  }
+  return inputs;
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

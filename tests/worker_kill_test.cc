@@ -43,10 +43,7 @@ TEST(WorkerKillTest, KilledWorkersInputIsRebuiltExactly) {
   CommandResult result = fuzz.Wait(120);
   ASSERT_FALSE(result.timed_out) << result.output;
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  std::vector<std::string> artifacts;
-  for (const auto& f : ListFiles(dir + "/work/crashes", "crash-")) {
-    if (f.substr(f.size() - 4) != ".txt") artifacts.push_back(f);
-  }
+  std::vector<std::string> artifacts = ArtifactInputs(dir + "/work/crashes", "crash");
   ASSERT_EQ(artifacts.size(), 1u) << result.output;
   EXPECT_THAT(ReadFile(artifacts[0] + ".txt"), ::testing::HasSubstr("kind: KILL"));
   EXPECT_EQ(ReadFile(artifacts[0]), ReadFile(echo)) << "the rebuilt input differs from the one that ran";
