@@ -40,9 +40,15 @@ void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new) {
 
 void Scheduler::Rebuild() {
   if (rarity_dirty_) {
+    // One division per feature, not one per (entry, feature): this loop runs after every
+    // Add, in the coordinator, and was 5 % of the fuzzing core on re2 (1,500 entries).
+    // The same values are added in the same order, so the rarities are bit for bit those
+    // of 1.0 / freq_[id].
+    inv_freq_.resize(freq_.size());
+    for (size_t id = 0; id < freq_.size(); id++) inv_freq_[id] = 1.0 / freq_[id];
     for (Entry& e : entries_) {
       double r = 0;
-      for (uint32_t id : e.ids) r += 1.0 / freq_[id];
+      for (uint32_t id : e.ids) r += inv_freq_[id];
       e.rarity = r;
     }
     rarity_dirty_ = false;

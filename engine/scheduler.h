@@ -82,6 +82,7 @@ class Scheduler {
 
   std::unordered_map<Feature, uint32_t> dense_id_;
   std::vector<uint32_t> freq_;  // by dense id: number of entries having the feature
+  std::vector<double> inv_freq_;  // by dense id: 1.0 / freq_, filled by Rebuild
   std::vector<Entry> entries_;
   std::vector<double> cumulative_;  // cumulative_[i] = Σ_{j<=i} weight(j)
   bool rarity_dirty_ = false;

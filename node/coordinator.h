@@ -68,6 +68,9 @@ class Coordinator {
   void PrintStatus(const char* event);
   uint64_t TotalRuns() const;
   bool ShouldStop() const;
+  // Runs a new input of this size may spend being minimized (0: keep it as it is), so that
+  // minimization costs at most a fixed share of what fuzzing costs (kMinimizeCostDivisor).
+  uint64_t MinimizeBudget(size_t input_size) const;
 
   const FuzzOptions& options_;
   WorkerLauncher* launcher_;
@@ -87,6 +90,17 @@ class Coordinator {
   uint64_t last_status_ms_ = 0;
   bool stop_ = false;
   bool baseline_done_ = false;
+  // Where the workers' executions went (logged at the end): fuzz units vs minimization of
+  // new inputs, with the wall time each kind of request took (request sent to answer read).
+  uint64_t fuzz_runs_ = 0;
+  uint64_t fuzz_us_ = 0;
+  uint64_t minimize_runs_ = 0;
+  uint64_t minimize_us_ = 0;
+  uint64_t minimize_requests_ = 0;
+  uint64_t fuzz_cost_ = 0;      // Σ runs × (kRunCostBytes + input size): deterministic,
+  uint64_t minimize_cost_ = 0;  // unlike the times above
+  uint64_t unminimized_ = 0;  // new inputs kept as found: minimization was over its budget
+  uint64_t baseline_ms_ = 0;
 };
 
 }  // namespace pollen::node
