@@ -47,12 +47,6 @@ constexpr uint64_t kRssCheckEveryMs = 200;
 constexpr uint64_t kTimeoutGraceMs = 2000;   // after SIGUSR1, before SIGKILL
 
 
-uint64_t MonotonicUs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
-}
-
 int64_t UnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -178,7 +172,7 @@ void Coordinator::Dispatch(Slot& slot) {
   }
   slot.last_runs = 0;
   slot.last_progress_ms = engine::MonotonicMs();
-  slot.request_start_us = MonotonicUs();
+  slot.request_start_us = engine::MonotonicUs();
   if (!slot.proc->Send(message).ok()) {
     // The worker is gone; its death shows on the control pipe.
   }
@@ -213,7 +207,7 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         slot.state = Slot::State::kIdle;
         fuzz_runs_ += r.getRuns();
         fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
-        fuzz_us_ += MonotonicUs() - slot.request_start_us;
+        fuzz_us_ += engine::MonotonicUs() - slot.request_start_us;
         if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound());
         if (!r.getFound()) break;
         uint32_t n = std::min(r.getFeatureCount(), h->max_features);
@@ -237,7 +231,7 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         slot.minimize_input_size = size;
         slot.last_runs = 0;
         slot.last_progress_ms = engine::MonotonicMs();
-        slot.request_start_us = MonotonicUs();
+        slot.request_start_us = engine::MonotonicUs();
         (void)slot.proc->Send(message);
         return;
       }
@@ -247,7 +241,7 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         minimize_runs_ += r.getRuns();
         // The candidates shrink from the input's size towards the result's.
         minimize_cost_ += r.getRuns() * (kRunCostBytes + (slot.minimize_input_size + r.getInputSize()) / 2);
-        minimize_us_ += MonotonicUs() - slot.request_start_us;
+        minimize_us_ += engine::MonotonicUs() - slot.request_start_us;
         minimize_requests_++;
         size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
         AcceptInput(slot, slot.proc->shm().raw(), size, 0);

@@ -16,12 +16,6 @@ namespace {
 using ::testing::HasSubstr;
 
 // The number captured by `pattern` in `output`, or -1.
-long Number(const std::string& output, const std::string& pattern) {
-  std::smatch m;
-  if (!std::regex_search(output, m, std::regex(pattern))) return -1;
-  return std::stol(m[1].str());
-}
-
 // The lines of `output` that match `pattern` whole.
 std::vector<std::string> MatchingLines(const std::string& output, const std::string& pattern) {
   std::vector<std::string> lines;
@@ -53,18 +47,18 @@ TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
                                    "--seed=3", "--runs=20000", "--workdir=" + dir},
                                   300);
   ASSERT_EQ(fuzz.exit_code, 0) << fuzz.output;
-  const long entries = Number(fuzz.output, R"(corpus:\s+(\d+) entries)");
-  const long bytes = Number(fuzz.output, R"(corpus:\s+\d+ entries, (\d+) bytes)");
+  const long entries = NumberAfter(fuzz.output, R"(corpus:\s+(\d+) entries)");
+  const long bytes = NumberAfter(fuzz.output, R"(corpus:\s+\d+ entries, (\d+) bytes)");
   ASSERT_GT(entries, 1) << fuzz.output;
 
   // The work directory and the store directory itself are both accepted.
   for (const std::string& path : {dir, dir + "/corpus"}) {
     CommandResult stats = Corpus({"stats", path});
     ASSERT_EQ(stats.exit_code, 0) << stats.output;
-    EXPECT_EQ(Number(stats.output, R"(entries:\s+(\d+))"), entries) << stats.output;
-    EXPECT_EQ(Number(stats.output, R"(raw bytes:\s+(\d+))"), bytes) << stats.output;
-    EXPECT_EQ(Number(stats.output, R"(crashes:\s+(\d+))"), 0) << stats.output;
-    EXPECT_GT(Number(stats.output, R"(bytes on disk:\s+(\d+))"), 0) << stats.output;
+    EXPECT_EQ(NumberAfter(stats.output, R"(entries:\s+(\d+))"), entries) << stats.output;
+    EXPECT_EQ(NumberAfter(stats.output, R"(raw bytes:\s+(\d+))"), bytes) << stats.output;
+    EXPECT_EQ(NumberAfter(stats.output, R"(crashes:\s+(\d+))"), 0) << stats.output;
+    EXPECT_GT(NumberAfter(stats.output, R"(bytes on disk:\s+(\d+))"), 0) << stats.output;
     EXPECT_THAT(stats.output, HasSubstr("target:        no_bug_fuzzer"));
     EXPECT_THAT(stats.output, ::testing::ContainsRegex(R"(build id:\s+[0-9a-f]+)"));
     EXPECT_THAT(stats.output, ::testing::ContainsRegex(R"(compression:\s+[0-9]+\.[0-9]+)"));
@@ -77,7 +71,7 @@ TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
   EXPECT_EQ(MatchingLines(ls.output, ".+").size(), lines.size()) << "unexpected lines:\n"
                                                                  << ls.output;
   long listed_bytes = 0;
-  for (const std::string& line : lines) listed_bytes += Number(line, R"(^\S+ (\d+))");
+  for (const std::string& line : lines) listed_bytes += NumberAfter(line, R"(^\S+ (\d+))");
   EXPECT_EQ(listed_bytes, bytes);
 
   CommandResult crashes = Corpus({"ls", dir, "--crashes"});
@@ -102,7 +96,7 @@ TEST(CorpusCommandTest, LsCrashesListsTheCrashFound) {
   EXPECT_EQ(lines.size(), 1u) << crashes.output;
   CommandResult stats = Corpus({"stats", dir + "/work"});
   ASSERT_EQ(stats.exit_code, 0) << stats.output;
-  EXPECT_EQ(Number(stats.output, R"(crashes:\s+(\d+))"), 1) << stats.output;
+  EXPECT_EQ(NumberAfter(stats.output, R"(crashes:\s+(\d+))"), 1) << stats.output;
 }
 
 TEST(CorpusCommandTest, NonStoreIsAClearUsageError) {
@@ -132,7 +126,7 @@ TEST(CorpusCommandTest, StatsWorksWhileFuzzWritesTheStore) {
   ASSERT_TRUE(fuzz.WaitForOutput("INITED", 120)) << fuzz.output();
   CommandResult stats = Corpus({"stats", dir});
   EXPECT_EQ(stats.exit_code, 0) << stats.output;
-  EXPECT_GE(Number(stats.output, R"(entries:\s+(\d+))"), 1) << stats.output;
+  EXPECT_GE(NumberAfter(stats.output, R"(entries:\s+(\d+))"), 1) << stats.output;
   CommandResult ls = Corpus({"ls", dir});
   EXPECT_EQ(ls.exit_code, 0) << ls.output;
   EXPECT_FALSE(MatchingLines(ls.output, R"([0-9a-f]{40} \d+ \d+ \S+)").empty()) << ls.output;

@@ -11,12 +11,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-long Number(const std::string& text, const std::string& pattern) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(pattern))) return -1;
-  return std::stol(m[1].str());
-}
-
 CommandResult Pollen(std::vector<std::string> args) {
   args.insert(args.begin(), PollenBin());
   return RunCommand(args, 300);
@@ -30,7 +24,7 @@ TEST(CorpusMaintenanceTest, ExportImportMergeCompact) {
     CommandResult r = Pollen({"fuzz", target, "--workers=1", "--runs=30000", "--seed=" + std::to_string(i + 1),
                               "--workdir=" + dir + "/w" + std::to_string(i)});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    entries[i] = Number(r.output, R"(corpus:\s+(\d+) entries)");
+    entries[i] = NumberAfter(r.output, R"(corpus:\s+(\d+) entries)");
     ASSERT_GT(entries[i], 1);
   }
   // Export in each format, import back: the same number of entries each time.
@@ -40,27 +34,27 @@ TEST(CorpusMaintenanceTest, ExportImportMergeCompact) {
     ASSERT_EQ(ex.exit_code, 0) << ex.output;
     CommandResult im = Pollen({"corpus", "import", dir + "/import-" + format, out, "--target=" + target});
     ASSERT_EQ(im.exit_code, 0) << im.output;
-    EXPECT_EQ(Number(im.output, R"(imported (\d+) inputs)"), entries[0]) << format << im.output;
+    EXPECT_EQ(NumberAfter(im.output, R"(imported (\d+) inputs)"), entries[0]) << format << im.output;
   }
   // Merge a directory and a store: fewer entries than both together, none failed.
   CommandResult merge = Pollen({"corpus", "merge", dir + "/merged", dir + "/export-libfuzzer", dir + "/w1",
                                 "--target=" + target});
   ASSERT_EQ(merge.exit_code, 0) << merge.output;
-  long kept = Number(merge.output, R"(kept by (\d+) entries)");
+  long kept = NumberAfter(merge.output, R"(kept by (\d+) entries)");
   EXPECT_GT(kept, 0) << merge.output;
   EXPECT_LT(kept, entries[0] + entries[1]) << merge.output;
   EXPECT_THAT(merge.output, HasSubstr(", 0 failed"));
   CommandResult stats = Pollen({"corpus", "stats", dir + "/merged"});
   ASSERT_EQ(stats.exit_code, 0) << stats.output;
-  EXPECT_EQ(Number(stats.output, R"(entries:\s+(\d+))"), kept) << stats.output;
+  EXPECT_EQ(NumberAfter(stats.output, R"(entries:\s+(\d+))"), kept) << stats.output;
 
   // Merging the other run's store into the first one's supersedes entries; compact drops them.
   CommandResult into = Pollen({"corpus", "merge", dir + "/w0", dir + "/w1", "--target=" + target});
   ASSERT_EQ(into.exit_code, 0) << into.output;
-  long superseded = Number(into.output, R"((\d+) superseded)");
+  long superseded = NumberAfter(into.output, R"((\d+) superseded)");
   CommandResult compact = Pollen({"corpus", "compact", dir + "/w0"});
   ASSERT_EQ(compact.exit_code, 0) << compact.output;
-  EXPECT_EQ(Number(compact.output, R"(compacted: (\d+) entries removed)"), superseded) << compact.output;
+  EXPECT_EQ(NumberAfter(compact.output, R"(compacted: (\d+) entries removed)"), superseded) << compact.output;
 }
 
 TEST(CorpusMaintenanceTest, MergeRecordsInputsThatCrash) {

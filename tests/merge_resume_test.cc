@@ -14,12 +14,6 @@
 namespace pollen::testing {
 namespace {
 
-long Number(const std::string& text, const std::string& pattern) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(pattern))) return -1;
-  return std::stol(m[1].str());
-}
-
 TEST(MergeResumeTest, KilledMergeResumesToTheSameStore) {
   std::string dir = MakeTempDir();
   std::string inputs = dir + "/inputs";
@@ -47,10 +41,10 @@ TEST(MergeResumeTest, KilledMergeResumesToTheSameStore) {
   CommandResult resumed = RunCommand(
       {PollenBin(), "corpus", "merge", dir + "/resumed", inputs, "--target=" + target}, 300);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  long reused = Number(resumed.output, R"(\((\d+) results reused)");
-  long run = Number(resumed.output, R"(duplicates\), (\d+) run)");
+  long reused = NumberAfter(resumed.output, R"(\((\d+) results reused)");
+  long run = NumberAfter(resumed.output, R"(duplicates\), (\d+) run)");
   EXPECT_GT(reused, 0) << resumed.output;
-  EXPECT_EQ(reused + run, Number(reference.output, R"(duplicates\), (\d+) run)")) << resumed.output;
+  EXPECT_EQ(reused + run, NumberAfter(reference.output, R"(duplicates\), (\d+) run)")) << resumed.output;
 
   CommandResult ls_reference = RunCommand({PollenBin(), "corpus", "ls", dir + "/reference"}, 60);
   CommandResult ls_resumed = RunCommand({PollenBin(), "corpus", "ls", dir + "/resumed"}, 60);

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 extern char** environ;
@@ -171,6 +172,12 @@ std::vector<std::string> ArtifactInputs(const std::string& crashes_dir, const st
     if (f.size() < 4 || f.compare(f.size() - 4, 4, ".txt") != 0) inputs.push_back(f);
   }
   return inputs;
+}
+
+long NumberAfter(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(pattern))) return -1;
+  return std::stol(m[1].str());
 }
 
 std::string ReadFile(const std::string& path) {

@@ -49,6 +49,8 @@ std::vector<std::string> ListFiles(const std::string& dir, const std::string& pr
 // .txt reports.
 std::vector<std::string> ArtifactInputs(const std::string& crashes_dir, const std::string& prefix);
 std::string ReadFile(const std::string& path);
+// The number captured by the first group of `pattern` in `text`, or -1 when it is absent.
+long NumberAfter(const std::string& text, const std::string& pattern);
 void WriteFile(const std::string& path, const std::string& data);
 // The children of `pid` (from /proc).
 std::vector<pid_t> ChildrenOf(pid_t pid);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/clock.h"
 #include "engine/coverage.h"
 #include "engine/minimizer.h"
 #include "engine/rng.h"
@@ -37,12 +38,6 @@ uint64_t CoarseNowMs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
-}
-
-uint64_t NowUs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000 + static_cast<uint64_t>(ts.tv_nsec) / 1000;
 }
 
 [[noreturn]] void Fatal(const char* what) {
@@ -195,9 +190,9 @@ void Worker::HandleExecute() {
   Publish(&h->raw_in_mem, 1u);
   SetPhase(engine::WorkerPhase::kExecute);
   size_t size = std::min<size_t>(h->raw_size, h->max_input);
-  uint64_t start = NowUs();
+  uint64_t start = engine::MonotonicUs();
   RunOne(shm_.raw(), size);
-  uint64_t elapsed = NowUs() - start;
+  uint64_t elapsed = engine::MonotonicUs() - start;
   CountRun();
   capnp::MallocMessageBuilder message;
   auto result = message.initRoot<schema::FromWorker>().initExecuted();
