@@ -16,7 +16,7 @@
 #   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
-#   NAME   libpng | jsoncpp | re2 | keyword | magic4 (examples/NAME.cc, planted bug armed)
+#   NAME   libpng | jsoncpp | re2 | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
 #   FLAVOR pollen libfuzzer afl afl-cmplog cov (default: all five)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
 # Runs at nice 10. Each flavor is built from scratch in build/bench-real/work/NAME/FLAVOR
@@ -44,10 +44,10 @@ case "$name" in
   libpng | jsoncpp | re2)
     src=$out/src/$name
     [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
-  keyword | magic4)
+  keyword | magic4 | empty)
     src=$root/examples
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4)" >&2; exit 2 ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -119,7 +119,7 @@ build_lib() {
       harness=$src/re2/fuzzing/re2_fuzzer.cc
       harness_flags=(-I"$w/re2" -I"$src/re2/fuzzing/compiler-rt/include")
       ;;
-    keyword | magic4)
+    keyword | magic4 | empty)
       lib_args=()
       harness=$src/$name.cc
       harness_flags=(-I"$src")
@@ -192,7 +192,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | keyword | magic4) dict="" ;;  # none in the tree
+    re2 | keyword | magic4 | empty) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"

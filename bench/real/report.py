@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Report of a bench/real/run.sh results directory: tables and coverage-over-time plots.
+
+Usage: bench/real/report.py RESULTS_DIR [--docs=docs/benchmarks.md] [--img-dir=docs/img]
+
+Reads RESULTS/meta, RESULTS/TARGET/FUZZER/trial-N/{result,coverage.tsv} (run_one.sh and
+measure.sh) and writes RESULTS/report.md and, with gnuplot installed, RESULTS/TARGET.svg.
+Every figure is the median over the trials. Branch and line coverage are those of the
+coverage build (llvm-cov) on the seeds plus the fuzzer's corpus at the end of the run (the
+last snapshot no later than the run's time); exec/s is each fuzzer's own figure.
+
+With --docs, the report replaces what lies between the markers
+"<!-- bench/real report: begin -->" and "<!-- bench/real report: end -->" in that file (they
+are appended if missing) and the plots are copied into --img-dir as bench-real-TARGET.svg.
+Exits 1 if RESULTS has no run at all; runs without coverage.tsv are reported as unmeasured.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+BEGIN = "<!-- bench/real report: begin -->"
+END = "<!-- bench/real report: end -->"
+LABELS = {"pollen": "Pollen", "libfuzzer": "libFuzzer", "aflplusplus": "AFL++ (CmpLog)",
+          "afl": "AFL++ (no CmpLog)"}
+OTHERS = ("libfuzzer", "aflplusplus", "afl")
+
+
+def read_meta(results):
+    meta = {"target": []}
+    with open(os.path.join(results, "meta")) as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition(" ")
+            if key == "target":
+                meta["target"].append(value.split())
+            elif key == "source":
+                meta.setdefault("source", []).append(value)
+            else:
+                meta[key] = value
+    return meta
+
+
+def read_run(path):
+    run = {"result": {}, "coverage": []}
+    try:
+        with open(os.path.join(path, "result")) as f:
+            for line in f:
+                key, _, value = line.strip().partition(" ")
+                run["result"][key] = value
+    except FileNotFoundError:
+        pass
+    try:
+        with open(os.path.join(path, "coverage.tsv")) as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) == 6:
+                    run["coverage"].append([int(x) for x in fields])
+    except FileNotFoundError:
+        pass
+    return run
+
+
+def number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, digits=0):
+    if value is None:
+        return "–"
+    if digits == 0:
+        return f"{round(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def final_row(coverage, seconds):
+    """The last snapshot taken no later than the run's time (1 s of rounding allowed)."""
+    rows = [r for r in coverage if r[0] <= seconds + 1]
+    return rows[-1] if rows else (coverage[-1] if coverage else None)
+
+
+def collect(results, meta):
+    seconds = int(meta.get("seconds", "0"))
+    targets = []
+    for name, mode in meta["target"]:
+        fuzzers = []
+        for fuzzer in meta.get("fuzzers", "").split():
+            fdir = os.path.join(results, name, fuzzer)
+            trials = sorted(d for d in os.listdir(fdir) if d.startswith("trial-")
+                            and os.path.isdir(os.path.join(fdir, d))) if os.path.isdir(fdir) else []
+            runs = [read_run(os.path.join(fdir, t)) for t in trials]
+            finals = [final_row(r["coverage"], seconds) for r in runs]
+            finals = [f for f in finals if f]
+            crashes = [number(r["result"].get("first_crash_s")) for r in runs]
+            found = [c for c in crashes if c is not None]
+            fuzzers.append({
+                "fuzzer": fuzzer,
+                "trials": len(runs),
+                "measured": len(finals),
+                "branches": median([f[1] for f in finals]),
+                "branches_total": finals[0][2] if finals else None,
+                "lines": median([f[3] for f in finals]),
+                "lines_total": finals[0][4] if finals else None,
+                "corpus": median([number(r["result"].get("corpus")) for r in runs]),
+                "eps": median([number(r["result"].get("exec_per_s")) for r in runs]),
+                "crash_s": median(found),
+                "crash_found": len(found),
+                "runs": runs,
+            })
+        targets.append({"name": name, "mode": mode, "fuzzers": fuzzers})
+    return seconds, targets
+
+
+def over_time(runs, step):
+    """Median branches covered at each snapshot time (seconds -> value)."""
+    points = {}
+    for run in runs:
+        for row in run["coverage"]:
+            points.setdefault(row[0], []).append(row[1])
+    return sorted((t, statistics.median(v)) for t, v in points.items())
+
+
+def plot(target, seconds, path_svg):
+    if not shutil.which("gnuplot"):
+        return False
+    datafiles = []
+    base = path_svg[:-4]
+    for f in target["fuzzers"]:
+        series = over_time(f["runs"], 60)
+        if not series:
+            continue
+        data = f"{base}.{f['fuzzer']}.dat"
+        with open(data, "w") as out:
+            for t, v in series:
+                out.write(f"{t / 60:.3f} {v}\n")
+        datafiles.append((data, LABELS.get(f["fuzzer"], f["fuzzer"])))
+    if not datafiles:
+        return False
+    plots = ", ".join(f"'{d}' using 1:2 with linespoints title '{label}'" for d, label in datafiles)
+    script = (f"set terminal svg size 640,400 dynamic font 'sans,11'\n"
+              f"set output '{path_svg}'\n"
+              f"set title '{target['name']}: branches covered (median of trials)'\n"
+              f"set xlabel 'minutes'\nset ylabel 'branches (llvm-cov)'\n"
+              f"set key bottom right\nset grid\nset xrange [0:{seconds / 60:g}]\n"
+              f"plot {plots}\n")
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    for d, _ in datafiles:
+        os.remove(d)
+    return True
+
+
+def best_other(fuzzers, key):
+    values = [f[key] for f in fuzzers if f["fuzzer"] in OTHERS and f[key] is not None]
+    return max(values) if values else None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}×" if a is not None and b else "–"
+
+
+def render(results, meta, seconds, targets, img_prefix):
+    md = []
+    md.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')}, {meta.get('memory', '?')} "
+              f"(kernel {meta.get('kernel', '?')}); Pollen {meta.get('pollen', '?')}, "
+              f"{meta.get('clang', '?')}, afl++ {meta.get('afl++', '–')}.")
+    md.append(f"Command: `{meta.get('command', '?')}` — {seconds / 60:g} min per run, "
+              f"{meta.get('trials', '?')} trial(s), snapshots every {meta.get('snapshot', '?')} s; "
+              f"speed runs {meta.get('speed_time', '?')} s. Sources: "
+              + "; ".join(meta.get("source", [])) + ".")
+    md.append("")
+    md.append("Figures are medians over the trials. Branches and lines: llvm-cov on the coverage "
+              "build, seeds plus the fuzzer's corpus at the end. exec/s: each fuzzer's own "
+              "figure, one CPU each. \"vs best\": Pollen's branches over the best of libFuzzer "
+              "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's.")
+    md.append("")
+    summary = []
+    for t in targets:
+        fz = t["fuzzers"]
+        pollen = next((f for f in fz if f["fuzzer"] == "pollen"), None)
+        lf = next((f for f in fz if f["fuzzer"] == "libfuzzer"), None)
+        md.append(f"### {t['name']} ({t['mode']})")
+        md.append("")
+        if t["mode"] == "speed":
+            md.append("| fuzzer | exec/s | vs libFuzzer |")
+            md.append("|---|---|---|")
+            for f in fz:
+                md.append(f"| {LABELS.get(f['fuzzer'], f['fuzzer'])} | {fmt(f['eps'])} | "
+                          f"{ratio(f['eps'], lf['eps'] if lf else None)} |")
+        else:
+            best = best_other(fz, "branches")
+            md.append("| fuzzer | branches | lines | exec/s | vs libFuzzer | corpus | branches vs best | first crash (s) |")
+            md.append("|---|---|---|---|---|---|---|---|")
+            for f in fz:
+                crash = (f"{fmt(f['crash_s'], 1)} ({f['crash_found']}/{f['trials']})"
+                         if f["crash_found"] else f"none (0/{f['trials']})")
+                md.append(
+                    f"| {LABELS.get(f['fuzzer'], f['fuzzer'])} | {fmt(f['branches'])} / {fmt(f['branches_total'])} | "
+                    f"{fmt(f['lines'])} / {fmt(f['lines_total'])} | {fmt(f['eps'])} | "
+                    f"{ratio(f['eps'], lf['eps'] if lf else None)} | {fmt(f['corpus'])} | "
+                    f"{ratio(f['branches'], best)} | {crash} |")
+            svg = os.path.join(results, f"{t['name']}.svg")
+            if t["mode"] == "coverage" and plot(t, seconds, svg):
+                md.append("")
+                md.append(f"![{t['name']}: branches over time]({img_prefix}{t['name']}.svg)")
+        md.append("")
+        if pollen:
+            summary.append((t["name"], ratio(pollen["eps"], lf["eps"] if lf else None),
+                            "–" if t["mode"] == "speed" else ratio(pollen["branches"], best_other(fz, "branches"))))
+    head = ["| target | Pollen exec/s vs libFuzzer (goal ≥ 1.2×) | Pollen branches vs best of libFuzzer/AFL++ (goal ≥ 1.00×) |",
+            "|---|---|---|"]
+    head += [f"| {n} | {e} | {b} |" for n, e, b in summary]
+    return "\n".join(head + [""] + md) + "\n"
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
+    if len(args) != 1 or any(k not in ("docs", "img-dir") for k in opts):
+        sys.stderr.write(__doc__)
+        return 2
+    results = args[0]
+    try:
+        meta = read_meta(results)
+    except OSError as e:
+        sys.stderr.write(f"report: cannot read {results}/meta: {e}\n")
+        return 1
+    seconds, targets = collect(results, meta)
+    if not any(f["trials"] for t in targets for f in t["fuzzers"]):
+        sys.stderr.write(f"report: no runs in {results}\n")
+        return 1
+    text = render(results, meta, seconds, targets, "")
+    with open(os.path.join(results, "report.md"), "w") as f:
+        f.write(text)
+    if "docs" in opts:
+        img_dir = opts.get("img-dir", os.path.join(os.path.dirname(opts["docs"]), "img"))
+        os.makedirs(img_dir, exist_ok=True)
+        rel = os.path.relpath(img_dir, os.path.dirname(opts["docs"]))
+        text = render(results, meta, seconds, targets, f"{rel}/bench-real-")
+        for t in targets:
+            svg = os.path.join(results, f"{t['name']}.svg")
+            if os.path.exists(svg):
+                shutil.copyfile(svg, os.path.join(img_dir, f"bench-real-{t['name']}.svg"))
+        with open(opts["docs"]) as f:
+            doc = f.read()
+        block = f"{BEGIN}\n{text}{END}"
+        if BEGIN in doc and END in doc:
+            doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + block + "\n"
+        with open(opts["docs"], "w") as f:
+            f.write(doc)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

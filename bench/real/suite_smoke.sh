@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Smoke run of the benchmark suite's scripts (ctest: bench_real_suite_smoke), so that they do
+# not rot: builds three bundled examples (pollen, libfuzzer and cov flavors) into a scratch
+# BENCH_REAL_DIR, runs bench/real/run.sh with Pollen and libFuzzer for a few seconds (magic4
+# in bug mode, keyword in coverage mode with snapshots, empty in speed mode), and checks the
+# results: every run has statistics, the snapshots were measured, the planted bug of magic4
+# was found by both, and the report has every row. Checks that things work, not how well.
+# AFL++ is left out (it is not one of the project's own packages).
+#
+# Usage: bench/real/suite_smoke.sh        Environment: POLLEN_BUILD_DIR (default ./build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${POLLEN_BUILD_DIR:-$root/build}
+export POLLEN_BUILD_DIR=$build
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_real_suite_smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export BENCH_REAL_DIR=$tmp/bench-real
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ -x "$build/cli/pollen" ] || fail "$build/cli/pollen missing: build first"
+for name in magic4 keyword empty; do
+  bash "$root/bench/real/build_target.sh" "$name" pollen libfuzzer cov || fail "build of $name"
+done
+results=$tmp/results
+bash "$root/bench/real/run.sh" --no-setup --time=6s --snapshot=2 --speed-time=2 --trials=1 \
+  --targets=magic4,keyword:coverage,empty --fuzzers=pollen,libfuzzer --out="$results" \
+  || fail "run.sh failed"
+
+for name in magic4 keyword empty; do
+  for f in pollen libfuzzer; do
+    r=$results/$name/$f/trial-1
+    [ -f "$r/result" ] || fail "no $r/result"
+    eps=$(sed -n 's/^exec_per_s //p' "$r/result")
+    [[ "$eps" =~ ^[0-9]+$ ]] && [ "$eps" -gt 0 ] || fail "$name/$f: exec/s '$eps'"
+    [ "$name" = empty ] && continue
+    [ -s "$r/coverage.tsv" ] || fail "$name/$f: no coverage.tsv"
+    # seconds branches_covered branches_total lines_covered lines_total files
+    read -r _ bc bt lc lt _ < <(tail -1 "$r/coverage.tsv")
+    [ "$bt" -gt 0 ] && [ "$bc" -gt 0 ] && [ "$bc" -le "$bt" ] && [ "$lc" -gt 0 ] && [ "$lc" -le "$lt" ] \
+      || fail "$name/$f: coverage row '$(tail -1 "$r/coverage.tsv")'"
+  done
+  # The planted bug of magic4 is found by both, and reported with a time.
+  if [ "$name" = magic4 ]; then
+    for f in pollen libfuzzer; do
+      c=$(sed -n 's/^first_crash_s //p' "$results/magic4/$f/trial-1/result")
+      [[ "$c" =~ ^[0-9.]+$ ]] || fail "magic4/$f: first crash '$c'"
+    done
+  fi
+done
+# Coverage mode keeps snapshots over time: at least two for a 6 s run every 2 s.
+for f in pollen libfuzzer; do
+  rows=$(wc -l <"$results/keyword/$f/trial-1/coverage.tsv")
+  [ "$rows" -ge 2 ] || fail "keyword/$f: $rows snapshot(s) measured"
+done
+report=$results/report.md
+[ -s "$report" ] || fail "no report"
+for row in '^| magic4 |' '^| keyword |' '^| empty |' '^### magic4 (bug)' '^### keyword (coverage)' \
+           '^### empty (speed)' '^| Pollen | [0-9]' '^| libFuzzer | [0-9]'; do
+  grep -q -- "$row" "$report" || fail "report has no line matching $row"
+done
+echo "bench/real suite smoke: OK ($(grep -c '^| Pollen |' "$report") Pollen rows)"
