@@ -1,8 +1,11 @@
 // Fuzzes storage/record_codec.h's decoders with what a corrupt or hostile store could hold.
 //
-// The codec promises canonical encodings (minimal varints, no trailing bytes): whenever a
-// decode succeeds, re-encoding the result must give back exactly the input. Anything else
-// aborts, as does any crash under ASan/UBSan.
+// The codec promises canonical encodings (minimal varints, no trailing bytes, v2 slots in
+// their one valid form): whenever a decode succeeds, re-encoding the result (in the same
+// version, over the same counter table) must give back exactly the input. Anything else
+// aborts, as does any crash under ASan/UBSan. EntryMeta v2 records are decoded against two
+// fixed tables: id 1 with an odd number of counters (so the unused last slot is exercised),
+// id 2 with none.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,14 +26,34 @@ namespace {
   std::abort();
 }
 
+const pollen::storage::CounterTable kTables[] = {
+    {1, {0, 1, 2, 5, 9, 100, 4096}},
+    {2, {}},
+};
+
+const pollen::storage::CounterTable* FindTable(uint64_t id) {
+  for (const pollen::storage::CounterTable& table : kTables) {
+    if (table.id == id) return &table;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
 
-  pollen::Result<pollen::storage::EntryMeta> meta = pollen::storage::DecodeEntryMeta(input);
+  pollen::Result<pollen::storage::EntryMeta> meta =
+      pollen::storage::DecodeEntryMeta(input, FindTable);
   if (meta.ok()) {
-    std::string reencoded = pollen::storage::EncodeEntryMeta(*meta);
+    pollen::Result<uint64_t> table_id = pollen::storage::EntryMetaTableId(input);
+    if (!table_id.ok() || (*table_id != 0 && FindTable(*table_id) == nullptr)) {
+      std::fprintf(stderr, "record_codec_fuzzer: EntryMeta decodes but its table id does not\n");
+      std::abort();
+    }
+    std::string reencoded = *table_id == 0
+                                ? pollen::storage::EncodeEntryMeta(*meta)
+                                : pollen::storage::EncodeEntryMeta(*meta, *FindTable(*table_id));
     if (reencoded != input) NotCanonical("EntryMeta", input, reencoded);
   } else if (meta.status().message().empty()) {
     std::fprintf(stderr, "record_codec_fuzzer: EntryMeta error without a message\n");
@@ -43,6 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (reencoded != input) NotCanonical("CrashRecord", input, reencoded);
   } else if (crash.status().message().empty()) {
     std::fprintf(stderr, "record_codec_fuzzer: CrashRecord error without a message\n");
+    std::abort();
+  }
+
+  pollen::Result<pollen::storage::CounterTable> table = pollen::storage::DecodeCounterTable(input);
+  if (table.ok()) {
+    std::string reencoded = pollen::storage::EncodeCounterTable(*table);
+    if (reencoded != input) NotCanonical("CounterTable", input, reencoded);
+  } else if (table.status().message().empty()) {
+    std::fprintf(stderr, "record_codec_fuzzer: CounterTable error without a message\n");
     std::abort();
   }
   return 0;

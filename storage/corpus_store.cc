@@ -4,8 +4,11 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
@@ -29,6 +32,14 @@ constexpr char kSupersededCf[] = "superseded";
 constexpr char kFormatVersionKey[] = "format_version";
 constexpr char kTargetKey[] = "target";
 constexpr char kBuildIdKey[] = "build_id";
+constexpr std::string_view kCounterTablePrefix = "counter_table/";  // + decimal id
+
+std::string CounterTableKey(uint64_t id) {
+  return std::string(kCounterTablePrefix) + std::to_string(id);
+}
+
+// Rewritten entries are written in batches of about this many bytes.
+constexpr size_t kRewriteBatchBytes = 4 << 20;
 
 }  // namespace
 
@@ -63,6 +74,7 @@ Result<std::unique_ptr<CorpusStore>> CorpusStore::Open(const std::string& path,
   std::unique_ptr<CorpusStore> store(new CorpusStore(path, campaign, options));
   if (Status s = store->OpenDatabase(create); !s.ok()) return s;
   if (Status s = store->CheckCampaign(); !s.ok()) return s;
+  if (Status s = store->LoadCounterTables(); !s.ok()) return s;
   return store;
 }
 
@@ -102,11 +114,15 @@ Status CorpusStore::OpenDatabase(bool create) {
     names.push_back(kMergeCf);
     names.push_back(kSupersededCf);
   }
-  const rocksdb::ColumnFamilyOptions data_options = DataColumnFamilyOptions();
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : names) {
-    const bool data = name == kInputsCf || name == kMetaCf || name == kCrashesCf;
-    descriptors.emplace_back(name, data ? data_options : rocksdb::ColumnFamilyOptions());
+    if (name == kInputsCf) {
+      descriptors.emplace_back(name, DataColumnFamilyOptions(/*bloom_filter=*/false));
+    } else if (name == kMetaCf || name == kCrashesCf) {
+      descriptors.emplace_back(name, DataColumnFamilyOptions(/*bloom_filter=*/true));
+    } else {
+      descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    }
   }
   rocksdb::DB* db = nullptr;
   rocksdb::Status s =
@@ -147,9 +163,11 @@ Status CorpusStore::CheckCampaign() {
   if (format < 1 || format > kStoreFormatVersion) {
     return Status::Error("corpus store " + path_ +
                          " was written by an incompatible version of pollen (format " + text +
-                         "); this pollen reads format " + std::to_string(kStoreFormatVersion) +
+                         "); this pollen reads formats 1 to " +
+                         std::to_string(kStoreFormatVersion) +
                          ": open it with a matching pollen, or use another store path");
   }
+  stored_format_ = format;
   Result<std::optional<std::string>> target = Get(campaign_cf_, kTargetKey);
   if (!target.ok()) return target.status();
   Result<std::optional<std::string>> build_id = Get(campaign_cf_, kBuildIdKey);
@@ -262,6 +280,7 @@ Status CorpusStore::PutEntry(std::string_view hash, const uint8_t* data, size_t 
 
 Status CorpusStore::PutEntries(std::span<const NewEntry> entries) {
   if (Status s = CheckWritable("put an entry"); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> lock(entries_mutex_);
   rocksdb::WriteBatch batch;
   for (const NewEntry& e : entries) {
     POLLEN_CHECK(e.meta != nullptr && (e.data.data() != nullptr || e.data.empty()));
@@ -278,7 +297,7 @@ Status CorpusStore::PutEntries(std::span<const NewEntry> entries) {
     rocksdb::Status s = batch.Put(
         inputs_, ToSlice(e.hash),
         rocksdb::Slice(reinterpret_cast<const char*>(e.data.data()), e.data.size()));
-    if (s.ok()) s = batch.Put(meta_, ToSlice(e.hash), EncodeEntryMeta(*e.meta));
+    if (s.ok()) s = batch.Put(meta_, ToSlice(e.hash), tables_.Encode(*e.meta));
     if (!s.ok()) return FromRocks(s, path_, "putting entry " + PrintableKey(e.hash));
   }
   const std::string doing = entries.size() == 1 ? "putting entry " + PrintableKey(entries[0].hash)
@@ -306,7 +325,7 @@ Result<EntryMeta> CorpusStore::GetMeta(std::string_view hash) const {
   if (!value->has_value()) {
     return Status::Error("corpus store " + path_ + " has no entry " + PrintableKey(hash));
   }
-  Result<EntryMeta> meta = DecodeEntryMeta(**value);
+  Result<EntryMeta> meta = tables_.Decode(**value);
   if (!meta.ok()) {
     return Status::Error("corpus store " + path_ + ": entry " + PrintableKey(hash) + ": " +
                          meta.status().message());
@@ -317,7 +336,7 @@ Result<EntryMeta> CorpusStore::GetMeta(std::string_view hash) const {
 Status CorpusStore::ForEachEntry(
     const std::function<bool(std::string_view hash, const EntryMeta& meta)>& fn) const {
   return Scan(meta_, [&](std::string_view hash, std::string_view value) -> Result<bool> {
-    Result<EntryMeta> meta = DecodeEntryMeta(value);
+    Result<EntryMeta> meta = tables_.Decode(value);
     if (!meta.ok()) {
       return Status::Error("corpus store " + path_ + ": entry " + PrintableKey(hash) + ": " +
                            meta.status().message());
@@ -333,6 +352,7 @@ Status CorpusStore::DeleteEntry(std::string_view hash) {
 
 Status CorpusStore::DeleteEntries(std::span<const std::string> hashes) {
   if (Status s = CheckWritable("delete an entry"); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> lock(entries_mutex_);
   rocksdb::WriteBatch batch;
   for (const std::string& hash : hashes) {
     rocksdb::Status s = batch.Delete(inputs_, ToSlice(hash));
@@ -483,11 +503,102 @@ Status CorpusStore::Flush() {
 
 Status CorpusStore::Compact() {
   if (Status s = Flush(); !s.ok()) return s;
+  if (Status s = RebuildCounterTable(); !s.ok()) return s;
+  // Rewrites the last level too (RocksDB skips it by default), so that files written under
+  // older options (block size, compression) take the current ones.
+  rocksdb::CompactRangeOptions options;
+  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
   for (rocksdb::ColumnFamilyHandle* cf : handles_) {
-    rocksdb::Status s = db_->CompactRange(rocksdb::CompactRangeOptions(), cf, nullptr, nullptr);
+    rocksdb::Status s = db_->CompactRange(options, cf, nullptr, nullptr);
     if (!s.ok()) return FromRocks(s, path_, "compacting " + cf->GetName());
   }
   return Status::Ok();
+}
+
+Status CorpusStore::LoadCounterTables() {
+  uint64_t current = 0;
+  Status s = Scan(campaign_cf_, [&](std::string_view key, std::string_view value) -> Result<bool> {
+    if (!key.starts_with(kCounterTablePrefix)) return true;
+    Result<CounterTable> table = DecodeCounterTable(value);
+    if (!table.ok() || key != CounterTableKey(table->id)) {
+      return Status::Error("corpus store " + path_ + " is corrupted: " + PrintableKey(key) +
+                           (table.ok() ? " holds counter table " + std::to_string(table->id)
+                                       : ": " + table.status().message()));
+    }
+    current = std::max(current, table->id);
+    tables_.Add(std::move(table).value());
+    return true;
+  });
+  if (!s.ok()) return s;
+  tables_.SetCurrent(current);  // the newest: the one the last Compact chose
+  return Status::Ok();
+}
+
+Status CorpusStore::RebuildCounterTable() {
+  std::unique_lock<std::shared_mutex> lock(entries_mutex_);
+  CounterTableChooser chooser;
+  Status s = ForEachEntry([&](std::string_view, const EntryMeta& meta) {
+    chooser.Add(meta.features);
+    return true;
+  });
+  if (!s.ok()) return s;
+  std::vector<uint32_t> counters = chooser.Counters();
+  const std::shared_ptr<const CounterTable> previous = tables_.current();
+  uint64_t chosen = 0;
+  if (previous != nullptr && previous->counters == counters) {
+    chosen = previous->id;
+  } else if (!counters.empty()) {
+    CounterTable table{tables_.max_id() + 1, std::move(counters)};
+    rocksdb::WriteBatch batch;
+    rocksdb::Status put =
+        batch.Put(campaign_cf_, CounterTableKey(table.id), EncodeCounterTable(table));
+    if (put.ok() && stored_format_ < kStoreFormatVersion) {
+      put = batch.Put(campaign_cf_, kFormatVersionKey, std::to_string(kStoreFormatVersion));
+    }
+    if (!put.ok()) return FromRocks(put, path_, "writing a counter table");
+    if (Status w = Write("writing a counter table", &batch, /*sync=*/true); !w.ok()) return w;
+    stored_format_ = kStoreFormatVersion;
+    chosen = table.id;
+    tables_.Add(std::move(table));
+  }
+  tables_.SetCurrent(chosen);
+
+  // Every entry over the chosen table (or v1 without one). Nothing else writes entries
+  // meanwhile, so the scan's snapshot is the store's current state.
+  rocksdb::WriteBatch batch;
+  auto write = [&]() -> Status {
+    Status w = Write("rewriting entry metadata", &batch, options_.sync_writes);
+    batch.Clear();
+    return w;
+  };
+  s = Scan(meta_, [&](std::string_view hash, std::string_view value) -> Result<bool> {
+    Result<EntryMeta> meta = tables_.Decode(value);
+    if (!meta.ok()) {
+      return Status::Error("corpus store " + path_ + ": entry " + PrintableKey(hash) + ": " +
+                           meta.status().message());
+    }
+    const std::string encoded = tables_.Encode(*meta);
+    if (encoded == value) return true;
+    rocksdb::Status put = batch.Put(meta_, ToSlice(hash), encoded);
+    if (!put.ok()) return FromRocks(put, path_, "rewriting entry " + PrintableKey(hash));
+    if (batch.GetDataSize() >= kRewriteBatchBytes) {
+      if (Status w = write(); !w.ok()) return w;
+    }
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (Status w = write(); !w.ok()) return w;
+
+  // No entry refers to another table now.
+  s = Scan(campaign_cf_, [&](std::string_view key, std::string_view) -> Result<bool> {
+    if (key.starts_with(kCounterTablePrefix) && key != CounterTableKey(chosen)) {
+      rocksdb::Status del = batch.Delete(campaign_cf_, ToSlice(key));
+      if (!del.ok()) return FromRocks(del, path_, "deleting counter table " + PrintableKey(key));
+    }
+    return true;
+  });
+  if (!s.ok()) return s;
+  return Write("deleting old counter tables", &batch, /*sync=*/true);
 }
 
 }  // namespace pollen::storage

@@ -5,12 +5,16 @@
 //   "meta"     hash      -> EntryMeta  (storage/record_codec.h)     (zstd / lz4)
 //   "crashes"  signature -> CrashRecord (storage/record_codec.h)    (zstd / lz4)
 //   "campaign" "format_version", "target", "build_id" -> decimal / text
+//              "counter_table/<id>" -> CounterTable (storage/counter_tables.h): the
+//              counters that EntryMeta records are laid out over
 //   "merge"      key -> value  (the resumable state of a merge: storage/corpus_merger.h)
 //   "superseded" hash -> ""    (entries a merge dropped from the corpus, deleted by
 //                               CompactStore; until then they are still entries)
 // The last two are auxiliary tables (AuxTable): a writer creates them when it opens a store
 // made before they existed; a read-only open of such a store sees them empty.
-// An entry is its input plus its metadata, written and deleted together atomically.
+// An entry is its input plus its metadata, written and deleted together atomically. Its
+// metadata is laid out over the store's current counter table (EntryMeta v2) if it has
+// one, else written plainly (v1); Compact() chooses the table and rewrites the entries.
 //
 // Concurrency rule: ONE WRITER PROCESS PER STORE. The writer holds RocksDB's LOCK file for
 // as long as the store is open; a second writer fails with "store is locked by another
@@ -36,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +48,7 @@
 #include <vector>
 
 #include "engine/status.h"
+#include "storage/counter_tables.h"
 #include "storage/records.h"
 
 namespace rocksdb {
@@ -54,8 +60,11 @@ class WriteBatch;
 namespace pollen::storage {
 
 // The on-disk format this build writes and reads. Stores with a larger number were written
-// by a newer pollen and are refused.
-inline constexpr int kStoreFormatVersion = 1;
+// by a newer pollen and are refused. Format 2 adds counter tables and EntryMeta v2; a
+// format 1 store is read as it is and becomes format 2 when Compact() writes its first
+// counter table (a pollen that reads only format 1 then refuses it, instead of failing on
+// its first v2 record).
+inline constexpr int kStoreFormatVersion = 2;
 
 struct StoreOptions {
   // Open without the writer lock; every mutating method then returns an error.
@@ -186,8 +195,12 @@ class CorpusStore {
   // Writes every memtable to SST files (writer only).
   Status Flush();
 
-  // Flush() then compacts every column family fully (writer only). Slow: for tests, tools
-  // and idle moments.
+  // Flush(), then chooses the counter table for the entries now in the store
+  // (CounterTableChooser), rewrites every entry's metadata over it, deletes the tables no
+  // entry refers to any more, and compacts every column family fully (writer only). Slow:
+  // for tests, tools and idle moments. Entries put meanwhile wait until the rewrite is
+  // done; reads do not. An interrupted Compact leaves a readable store (entries laid out
+  // over the old or the new table; both are kept until the rewrite is complete).
   Status Compact();
 
   const std::string& path() const { return path_; }
@@ -204,6 +217,9 @@ class CorpusStore {
               const std::function<Result<bool>(std::string_view, std::string_view)>& fn) const;
   Result<bool> IsEmpty() const;  // no input, metadata or crash at all
   Status RecordCampaign();
+  Status LoadCounterTables();
+  // Compact()'s first part: a new counter table, every entry rewritten over it.
+  Status RebuildCounterTable();
   Result<std::optional<std::string>> Get(rocksdb::ColumnFamilyHandle* cf,
                                          std::string_view key) const;
   // The handle of `table`; null for a read-only store made before the table existed.
@@ -213,6 +229,7 @@ class CorpusStore {
   const CampaignId campaign_;
   const StoreOptions options_;
   std::string stored_build_id_;
+  int stored_format_ = kStoreFormatVersion;  // the store's format_version
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // owned; destroyed in Close()
   rocksdb::ColumnFamilyHandle* inputs_ = nullptr;
@@ -222,6 +239,10 @@ class CorpusStore {
   rocksdb::ColumnFamilyHandle* merge_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* superseded_cf_ = nullptr;
   std::mutex crash_mutex_;  // serialises PutCrash's read-modify-write
+  CounterTables tables_;
+  // Shared by the writes of entries, exclusive for RebuildCounterTable (so that no entry is
+  // written over a table it is about to delete, nor overwritten with an older value).
+  std::shared_mutex entries_mutex_;
 };
 
 }  // namespace pollen::storage

@@ -44,29 +44,6 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-// Puts `value` under `key` in the campaign column family, bypassing CorpusStore.
-void RewriteCampaignKey(const std::string& path, const std::string& key, const std::string& value) {
-  std::vector<std::string> names;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (const std::string& name : names) {
-    descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &db).ok());
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == "campaign") {
-      EXPECT_TRUE(db->Put(rocksdb::WriteOptions(), handles[i], key, value).ok());
-    }
-  }
-  for (rocksdb::ColumnFamilyHandle* handle : handles) {
-    EXPECT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
-  }
-  EXPECT_TRUE(db->Close().ok());
-  delete db;
-}
-
 TEST_F(CorpusStoreOpenTest, WrongTargetIsAnErrorNamingPathAndBothTargets) {
   ASSERT_NE(OpenOrFail(path_, campaign_), nullptr);
   Result<std::unique_ptr<CorpusStore>> other =
@@ -103,12 +80,15 @@ TEST_F(CorpusStoreOpenTest, BuildIdChangeIsReportedRejectableAndAdoptable) {
 
 TEST_F(CorpusStoreOpenTest, NewerFormatVersionIsAnError) {
   ASSERT_NE(OpenOrFail(path_, campaign_), nullptr);
-  RewriteCampaignKey(path_, "format_version", "2");
-  ExpectErrorMentions(CorpusStore::Open(path_, campaign_, {}).status(),
-                      {path_, "written by an incompatible version of pollen (format 2)"});
+  const std::string newer = std::to_string(kStoreFormatVersion + 1);
+  RawWrite(path_, "campaign", "format_version", newer);
+  ExpectErrorMentions(
+      CorpusStore::Open(path_, campaign_, {}).status(),
+      {path_, "written by an incompatible version of pollen (format " + newer + ")"});
   StoreOptions read_only;
   read_only.read_only = true;
-  ExpectErrorMentions(CorpusStore::Open(path_, campaign_, read_only).status(), {"(format 2)"});
+  ExpectErrorMentions(CorpusStore::Open(path_, campaign_, read_only).status(),
+                      {"(format " + newer + ")"});
 }
 
 TEST_F(CorpusStoreOpenTest, RegularFileIsNotAStore) {

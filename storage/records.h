@@ -27,6 +27,15 @@ struct EntryMeta {
   int64_t first_seen_unix_ms = 0;
 };
 
+// A store-wide list of coverage counters that EntryMeta records may be laid out over
+// (storage/record_codec.h, EntryMeta v2). A feature is counter * 8 + bucket
+// (engine/coverage.h); the counters in the table are those that many entries of the store
+// hit, so each entry gives each of them one 4-bit slot instead of a delta varint.
+struct CounterTable {
+  uint64_t id = 0;                 // > 0; no two tables of one store share an id
+  std::vector<uint32_t> counters;  // strictly ascending, each < 2^29
+};
+
 // One distinct crash, keyed by its signature in the store.
 struct CrashRecord {
   std::string kind;            // e.g. "heap-buffer-overflow", "timeout", "oom"

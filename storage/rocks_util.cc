@@ -52,19 +52,25 @@ rocksdb::CompressionType ChooseCompression() {
   return rocksdb::kNoCompression;
 }
 
-rocksdb::ColumnFamilyOptions DataColumnFamilyOptions() {
+rocksdb::ColumnFamilyOptions DataColumnFamilyOptions(bool bloom_filter) {
   rocksdb::ColumnFamilyOptions options;
   options.compression = ChooseCompression();
-  // Corpus entries are many small, similar inputs: a zstd dictionary per file and 16 KiB
-  // blocks let them share what they have in common (storage_bench, 200,000 text-like
-  // entries of ~110 bytes: inputs on disk 0.81 of raw with the defaults, 0.59 with these).
-  // Level 9 costs compaction time, not insert or merge speed.
+  // Corpus entries are many small, similar records, and zstd only finds what they share
+  // inside one block (its window) or in the file's dictionary. A 256 KiB block holds the
+  // metadata of a thousand jsoncpp entries: on the jsoncpp store of docs/benchmarks.md, the
+  // metadata takes 67 KB with them against 87 KB with 16 KiB blocks and the dictionary, the
+  // inputs 38 KB against 54 KB. The cost is at most one 256 KiB decompression per point
+  // lookup, and lookups are rare (HasEntry on a known input, a merge reading what it
+  // selected; both mostly in key order, so from the block cache). The 16 KiB zstd
+  // dictionary is trained once a file holds many blocks; a store of a few blocks gets none
+  // (it would cost more than it saves). Level 9 costs compaction time, not insert or merge
+  // speed.
   options.compression_opts.level = 9;
   options.compression_opts.max_dict_bytes = 16 * 1024;
   options.compression_opts.zstd_max_train_bytes = 100 * 16 * 1024;
   rocksdb::BlockBasedTableOptions table;
-  table.block_size = 16 * 1024;
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.block_size = 256 * 1024;
+  if (bloom_filter) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }

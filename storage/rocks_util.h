@@ -33,9 +33,11 @@ Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_
 // else none.
 rocksdb::CompressionType ChooseCompression();
 
-// Options of the data column families: ChooseCompression(), and a Bloom filter so that a
-// lookup of an unknown key (HasEntry on a new input: the common case) rarely reads a block.
-rocksdb::ColumnFamilyOptions DataColumnFamilyOptions();
+// Options of the data column families: ChooseCompression() over large blocks. With
+// `bloom_filter`, a Bloom filter (10 bits a key) so that a lookup of an unknown key (HasEntry
+// on a new input: the common case) rarely reads a block; a column family only ever asked for
+// keys it holds (the inputs) does without.
+rocksdb::ColumnFamilyOptions DataColumnFamilyOptions(bool bloom_filter);
 
 }  // namespace pollen::storage
 

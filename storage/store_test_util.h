@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "rocksdb/db.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::storage {
@@ -78,6 +80,51 @@ inline void ExpectErrorMentions(const Status& status, const std::vector<std::str
     EXPECT_NE(status.message().find(part), std::string::npos)
         << "'" << part << "' missing from: " << status.message();
   }
+}
+
+// Opens the closed store at `path` with RocksDB alone, bypassing CorpusStore, and calls
+// fn(db, handle of column family `cf`), for tests that plant what CorpusStore never writes.
+template <typename Fn>
+void WithRawColumnFamily(const std::string& path, const std::string& cf, Fn fn) {
+  std::vector<std::string> names;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) {
+    descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, descriptors, &handles, &db).ok());
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == cf) fn(db, handles[i]);
+  }
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    EXPECT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  }
+  EXPECT_TRUE(db->Close().ok());
+  delete db;
+}
+
+// Puts `value` under `key` in column family `cf` of the closed store at `path`; deletes the
+// key when `value` is nullopt.
+inline void RawWrite(const std::string& path, const std::string& cf, const std::string& key,
+                     const std::optional<std::string>& value) {
+  WithRawColumnFamily(path, cf, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle) {
+    EXPECT_TRUE((value ? db->Put(rocksdb::WriteOptions(), handle, key, *value)
+                       : db->Delete(rocksdb::WriteOptions(), handle, key))
+                    .ok());
+  });
+}
+
+// The value under `key` in column family `cf` of the closed store at `path`, nullopt if none.
+inline std::optional<std::string> RawRead(const std::string& path, const std::string& cf,
+                                          const std::string& key) {
+  std::optional<std::string> result;
+  WithRawColumnFamily(path, cf, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* handle) {
+    std::string value;
+    if (db->Get(rocksdb::ReadOptions(), handle, key, &value).ok()) result = std::move(value);
+  });
+  return result;
 }
 
 }  // namespace pollen::storage

@@ -125,10 +125,13 @@ case "$fuzzer" in
     first_crash=$(grep -a -m1 -E 'FAILURE|ERROR: pollen' "$out/log" | cut -d' ' -f1 || true) ;;
   libfuzzer)
     # fork mode: "#123456: cov: 1 ft: 2 corp: 3 exec/s 4567 oom/timeout/crash: 0/0/0 time: 9s ..."
-    # (without -fork: "#123456 ... exec/s: 4567 ..."): total executions over the time so far.
+    # The exec/s there is the last job's alone; the run's figure is executions over time.
+    # (Without -fork: "#123456 ... exec/s: 4567 ...", the average since the start.)
     line=$(grep -a -E '#[0-9]+:? .*cov: .* exec/s:? [0-9]' "$out/log" | tail -1 || true)
     execs=$(sed -n 's/^[0-9.]* #\([0-9]*\).*/\1/p' <<<"$line")
     eps=$(sed -n 's/.* exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<<"$line")
+    secs=$(sed -n 's/.* time: \([0-9]*\)s .*/\1/p' <<<"$line")
+    if [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ]; then eps=$((execs / secs)); fi
     c=$(ls -1tr "$work/artifacts/" 2>/dev/null | grep -E '^crash-' | head -1 || true)
     [ -z "$c" ] || first_crash=$(perl -MTime::HiRes=stat -e "printf '%.3f', (stat('$work/artifacts/$c'))[9] - $start") ;;
   afl | aflplusplus)
