@@ -10,6 +10,8 @@ int FuzzCommand(int argc, char** argv);
 int ReproCommand(int argc, char** argv);
 int MinimizeCommand(int argc, char** argv);
 int CorpusCommand(int argc, char** argv);
+int BrokerCommand(int argc, char** argv);
+int KeygenCommand(int argc, char** argv);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;

@@ -20,6 +20,8 @@ const char kUsage[] =
     "  minimize TARGET FILE          shrink a failing input\n"
     "  corpus SUBCOMMAND STORE ...   inspect a corpus store (stats, ls) and maintain it\n"
     "                                (import, export, merge, compact)\n"
+    "  broker --listen=ADDR ...      relay inputs and coverage between cluster nodes\n"
+    "  keygen PREFIX                 make a CURVE key pair for the cluster\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags.\n";
 
@@ -37,6 +39,8 @@ int main(int argc, char** argv) {
   if (command == "repro") return pollen::cli::ReproCommand(argc - 2, argv + 2);
   if (command == "minimize") return pollen::cli::MinimizeCommand(argc - 2, argv + 2);
   if (command == "corpus") return pollen::cli::CorpusCommand(argc - 2, argv + 2);
+  if (command == "broker") return pollen::cli::BrokerCommand(argc - 2, argv + 2);
+  if (command == "keygen") return pollen::cli::KeygenCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;
 }

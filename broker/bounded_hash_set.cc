@@ -1,0 +1,29 @@
+#include "broker/bounded_hash_set.h"
+
+#include <algorithm>
+
+#include "engine/status.h"
+
+namespace pollen::broker {
+
+BoundedHashSet::BoundedHashSet(size_t capacity) : capacity_(capacity) {
+  POLLEN_CHECK(capacity > 0);
+  index_.reserve(std::min<size_t>(capacity, 1 << 16));
+}
+
+bool BoundedHashSet::Insert(const Hash& hash) {
+  auto it = index_.find(hash);
+  if (it != index_.end()) {
+    order_.splice(order_.begin(), order_, it->second);
+    return false;
+  }
+  if (index_.size() == capacity_) {
+    index_.erase(order_.back());
+    order_.pop_back();
+  }
+  order_.push_front(hash);
+  index_.emplace(hash, order_.begin());
+  return true;
+}
+
+}  // namespace pollen::broker

@@ -1,0 +1,50 @@
+// A set of content hashes with a fixed capacity: the least recently used hash leaves when a
+// new one arrives at capacity. Dedup at the broker and at each node: memory stays bounded
+// however long a campaign runs, and a hash that is seen again is refreshed, so what keeps
+// coming back stays in the set.
+//
+// Memory: about 100 bytes per hash (the hash, a list node and a hash-table node).
+// Not thread-safe.
+#ifndef POLLEN_BROKER_BOUNDED_HASH_SET_H_
+#define POLLEN_BROKER_BOUNDED_HASH_SET_H_
+
+#include <cstddef>
+#include <cstring>
+#include <list>
+#include <unordered_map>
+
+#include "broker/cluster_message.h"
+
+namespace pollen::broker {
+
+class BoundedHashSet {
+ public:
+  // Precondition: capacity > 0.
+  explicit BoundedHashSet(size_t capacity);
+
+  // Adds `hash` and returns true if it was absent; returns false and marks it most recently
+  // used if it was present. Evicts the least recently used hash when full.
+  bool Insert(const Hash& hash);
+
+  bool Contains(const Hash& hash) const { return index_.count(hash) != 0; }
+  size_t size() const { return index_.size(); }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  struct HashOfHash {
+    // A SHA-1 is uniformly distributed: its first 8 bytes are a good hash already.
+    size_t operator()(const Hash& h) const {
+      size_t v;
+      std::memcpy(&v, h.data(), sizeof(v));
+      return v;
+    }
+  };
+
+  size_t capacity_;
+  std::list<Hash> order_;  // most recently used first
+  std::unordered_map<Hash, std::list<Hash>::iterator, HashOfHash> index_;
+};
+
+}  // namespace pollen::broker
+
+#endif  // POLLEN_BROKER_BOUNDED_HASH_SET_H_

@@ -1,0 +1,277 @@
+#include "broker/broker_client.h"
+
+#include <algorithm>
+#include <random>
+#include <zmq.hpp>
+
+#include "broker/bounded_hash_set.h"
+#include "broker/connection_monitor.h"
+#include "broker/message_codec.h"
+#include "broker/relay_header.h"
+#include "engine/clock.h"
+#include "engine/sha1.h"
+
+namespace pollen::broker {
+namespace {
+
+constexpr int kReconnectMs = 100;
+constexpr int kReconnectMaxMs = 2000;
+constexpr int kZmtpHeartbeatMs = 2000;
+constexpr int kZmtpTimeoutMs = 6000;
+constexpr size_t kCrashDedupCapacity = 1 << 14;
+
+uint64_t RandomSession() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ engine::MonotonicUs();
+}
+
+class BrokerClientImpl : public BrokerClient {
+ public:
+  explicit BrokerClientImpl(const ClientOptions& options)
+      : options_(options),
+        context_(1),
+        dealer_(context_, zmq::socket_type::dealer),
+        monitor_(context_, dealer_),
+        reader_(options.limits),
+        session_(RandomSession()),
+        seen_inputs_(std::max<size_t>(options.dedup_capacity, 1)),
+        seen_crashes_(kCrashDedupCapacity) {}
+
+  Status Connect();
+  Status Publish(MessageBody body, const std::string& to_node) override;
+  size_t Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) override;
+  void SetNodeStats(const NodeStats& stats) override { node_stats_ = stats; }
+  std::vector<Hash> Unseen(const std::vector<Hash>& hashes) const override;
+  ClientStats stats() const override {
+    ClientStats s = stats_;
+    s.connected = monitor_.connected();
+    return s;
+  }
+
+ private:
+  // Encodes and queues one message with the next sequence number; *queued is false when
+  // the queue was full (counted). Error: the message is over the size limit.
+  Status Send(MessageBody body, const std::string& to_node, bool* queued);
+  void SendHeartbeat(uint64_t now_ms);
+  void FollowConnection(uint64_t now_ms);
+  size_t ReceiveWaiting(std::vector<ClusterMessage>* out, size_t max);
+  // Validates one received message; the drop reason, or nullopt when it goes to the caller.
+  std::optional<DropReason> Accept(const zmq::message_t& header, const zmq::message_t& payload,
+                                   ClusterMessage* message);
+
+  ClientOptions options_;
+  zmq::context_t context_;  // declared before the sockets: destroyed after them
+  zmq::socket_t dealer_;
+  ConnectionMonitor monitor_;
+  MessageReader reader_;
+  const uint64_t session_;
+  uint64_t seq_ = 0;
+  BoundedHashSet seen_inputs_;
+  BoundedHashSet seen_crashes_;
+  NodeStats node_stats_;
+  uint64_t next_heartbeat_ms_ = 0;
+  uint64_t broker_session_ = 0;  // of the last relay header seen
+  uint64_t last_delivery_ = 0;
+  ClientStats stats_;
+};
+
+Status BrokerClientImpl::Connect() {
+  if (options_.node_id.empty() || options_.node_id.size() > options_.limits.max_name_bytes) {
+    return Status::Error("the node id must have 1 to " +
+                         std::to_string(options_.limits.max_name_bytes) + " bytes");
+  }
+  if (options_.campaign.target.empty() || options_.campaign.build_id.empty()) {
+    return Status::Error("a campaign needs a target name and a build id");
+  }
+  bool curve = !options_.keys.secret_key.empty();
+  if (curve && options_.broker_public_key.empty()) {
+    return Status::Error("CURVE needs the broker's public key");
+  }
+  try {
+    dealer_.set(zmq::sockopt::linger, 0);
+    dealer_.set(zmq::sockopt::sndhwm, options_.high_water_mark);
+    dealer_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
+    dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
+    dealer_.set(zmq::sockopt::reconnect_ivl_max, kReconnectMaxMs);
+    dealer_.set(zmq::sockopt::heartbeat_ivl, kZmtpHeartbeatMs);
+    dealer_.set(zmq::sockopt::heartbeat_timeout, kZmtpTimeoutMs);
+    dealer_.set(zmq::sockopt::heartbeat_ttl, kZmtpTimeoutMs);
+    dealer_.set(zmq::sockopt::maxmsgsize,
+                static_cast<int64_t>(options_.limits.max_message_bytes) * 2);
+    if (curve) {
+      dealer_.set(zmq::sockopt::curve_serverkey, options_.broker_public_key);
+      dealer_.set(zmq::sockopt::curve_publickey, options_.keys.public_key);
+      dealer_.set(zmq::sockopt::curve_secretkey, options_.keys.secret_key);
+    }
+    dealer_.connect(options_.broker);
+  } catch (const zmq::error_t& e) {
+    return Status::Error("cannot connect to the broker at " + options_.broker + ": " + e.what());
+  }
+  SendHeartbeat(engine::MonotonicMs());  // queued: it goes out with the first connection
+  return Status::Ok();
+}
+
+Status BrokerClientImpl::Send(MessageBody body, const std::string& to_node, bool* queued) {
+  *queued = false;
+  ClusterMessage message{{options_.campaign, options_.node_id, session_, seq_ + 1, to_node},
+                         std::move(body)};
+  std::vector<uint8_t> bytes = EncodeMessage(message);
+  if (bytes.size() > options_.limits.max_message_bytes) {
+    return Status::Error(
+        "a message of " + std::to_string(bytes.size()) + " bytes is over the limit of " +
+        std::to_string(options_.limits.max_message_bytes) + ": no receiver would accept it");
+  }
+  seq_++;
+  if (!dealer_.send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+    stats_.drops.Add(DropReason::kSlowPeer);
+  } else {
+    *queued = true;
+  }
+  return Status::Ok();
+}
+
+Status BrokerClientImpl::Publish(MessageBody body, const std::string& to_node) {
+  const MessageLimits& limits = options_.limits;
+  if (to_node.size() > limits.max_name_bytes) return Status::Error("node id too long: " + to_node);
+  if (std::holds_alternative<MissingRequest>(body) && to_node.empty()) {
+    return Status::Error("a MissingRequest goes to one node: to_node is empty");
+  }
+  if (auto* digest = std::get_if<CorpusDigest>(&body);
+      digest && digest->hashes.size() > limits.max_hashes) {
+    return Status::Error("a digest page holds at most " + std::to_string(limits.max_hashes) +
+                         " hashes");
+  }
+  const NewInput* input = std::get_if<NewInput>(&body);
+  std::optional<Hash> hash;
+  if (input != nullptr) hash = input->hash;
+  if (hash && to_node.empty() && seen_inputs_.Contains(*hash)) {
+    stats_.drops.Add(DropReason::kDuplicate);
+    return Status::Ok();
+  }
+  bool queued = false;
+  Status s = Send(std::move(body), to_node, &queued);
+  if (!s.ok() || !queued) return s;
+  stats_.sent++;
+  if (hash) {
+    stats_.inputs_sent++;
+    seen_inputs_.Insert(*hash);
+  }
+  return Status::Ok();
+}
+
+void BrokerClientImpl::SendHeartbeat(uint64_t now_ms) {
+  bool queued = false;
+  (void)Send(node_stats_, "", &queued);  // a heartbeat is far below any limit
+  if (queued) stats_.heartbeats_sent++;
+  next_heartbeat_ms_ = now_ms + options_.heartbeat_interval_ms;
+}
+
+void BrokerClientImpl::FollowConnection(uint64_t now_ms) {
+  ConnectionMonitor::Events events = monitor_.Drain();
+  stats_.connects += events.handshakes;
+  stats_.disconnects += events.disconnects;
+  stats_.auth_failures += events.auth_failures;
+  // A new connection may be a restarted broker that knows nothing of this node: say who we
+  // are at once instead of at the next heartbeat, so it routes to us again.
+  if (events.handshakes > 0 || now_ms >= next_heartbeat_ms_) SendHeartbeat(now_ms);
+}
+
+size_t BrokerClientImpl::Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) {
+  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
+  size_t appended = 0;
+  while (true) {
+    uint64_t now = engine::MonotonicMs();
+    FollowConnection(now);
+    appended += ReceiveWaiting(out, max - appended);
+    if (appended > 0 || appended == max || now >= deadline) return appended;
+    uint64_t wait = std::min(deadline, next_heartbeat_ms_) - now;
+    zmq::pollitem_t items[2] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
+                                {monitor_.socket().handle(), 0, ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(wait));
+    } catch (const zmq::error_t&) {
+      // EINTR: go round again; the deadline still holds.
+    }
+  }
+}
+
+size_t BrokerClientImpl::ReceiveWaiting(std::vector<ClusterMessage>* out, size_t max) {
+  size_t appended = 0;
+  while (appended < max) {
+    zmq::message_t header, payload;
+    if (!dealer_.recv(header, zmq::recv_flags::dontwait)) break;
+    std::optional<DropReason> verdict = DropReason::kMalformed;
+    ClusterMessage message;
+    if (header.more() && dealer_.recv(payload, zmq::recv_flags::dontwait)) {
+      bool extra = false;
+      while (payload.more()) {
+        zmq::message_t rest;
+        if (!dealer_.recv(rest, zmq::recv_flags::dontwait)) break;
+        extra = true;
+        if (!rest.more()) break;
+      }
+      if (!extra) verdict = Accept(header, payload, &message);
+    }
+    if (verdict) {
+      stats_.drops.Add(*verdict);
+      continue;
+    }
+    stats_.received++;
+    if (KindOf(message) == MessageKind::kNewInput) stats_.inputs_received++;
+    out->push_back(std::move(message));
+    appended++;
+  }
+  return appended;
+}
+
+std::optional<DropReason> BrokerClientImpl::Accept(const zmq::message_t& header_frame,
+                                                   const zmq::message_t& payload,
+                                                   ClusterMessage* message) {
+  RelayHeader header;
+  if (!DecodeRelayHeader(header_frame.data(), header_frame.size(), &header) ||
+      header.delivery == 0) {
+    return DropReason::kMalformed;
+  }
+  // Deliveries are numbered per node by each broker session; a jump is what the broker
+  // dropped for us (or lost when its connection to us broke).
+  uint64_t expected = header.broker_session == broker_session_ ? last_delivery_ + 1 : 1;
+  if (header.delivery > expected) stats_.lost += header.delivery - expected;
+  broker_session_ = header.broker_session;
+  last_delivery_ = header.delivery;
+
+  if (auto verdict = DecodeMessage(reader_, payload.data(), payload.size(), message)) {
+    return verdict;
+  }
+  const MessageHeader& h = message->header;
+  if (!(h.campaign == options_.campaign)) return DropReason::kWrongCampaign;
+  if (h.origin == options_.node_id) return DropReason::kBadOrigin;
+  if (!h.to_node.empty() && h.to_node != options_.node_id) return DropReason::kUnknownNode;
+  if (auto* in = std::get_if<NewInput>(&message->body)) {
+    if (engine::Sha1(in->bytes.data(), in->bytes.size()) != in->hash) return DropReason::kBadHash;
+    if (!seen_inputs_.Insert(in->hash)) return DropReason::kDuplicate;
+  } else if (auto* crash = std::get_if<CrashReport>(&message->body)) {
+    Hash key = engine::Sha1(reinterpret_cast<const uint8_t*>(crash->signature.data()),
+                            crash->signature.size());
+    if (!seen_crashes_.Insert(key)) return DropReason::kDuplicate;
+  }
+  return std::nullopt;
+}
+
+std::vector<Hash> BrokerClientImpl::Unseen(const std::vector<Hash>& hashes) const {
+  std::vector<Hash> unseen;
+  for (const Hash& h : hashes) {
+    if (!seen_inputs_.Contains(h)) unseen.push_back(h);
+  }
+  return unseen;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BrokerClient>> ConnectBroker(const ClientOptions& options) {
+  auto client = std::make_unique<BrokerClientImpl>(options);
+  Status connected = client->Connect();
+  if (!connected.ok()) return connected;
+  return std::unique_ptr<BrokerClient>(std::move(client));
+}
+
+}  // namespace pollen::broker
