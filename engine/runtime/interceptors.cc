@@ -20,7 +20,7 @@ namespace {
 
 using pollen::runtime::GetSancovState;
 
-inline bool Recording() { return GetSancovState().in_target && GetSancovState().record_cmp; }
+inline bool Recording() { return GetSancovState().in_target; }
 
 inline void RecordWords(const void* a, const void* b, size_t n) {
   if (Recording()) GetSancovState().cmp.AddWord(a, b, n);

@@ -26,14 +26,6 @@ void ClearAllCounters() {
 
 using pollen::runtime::GetSancovState;
 
-namespace {
-// The hot path of every instrumented comparison: one load and a branch when not recording.
-inline void RecordCmp(uint64_t a, uint64_t b, uint8_t size) {
-  pollen::runtime::SancovState& s = GetSancovState();
-  if (s.record_cmp) s.cmp.AddInt(a, b, size);
-}
-}  // namespace
-
 #define POLLEN_NO_COVERAGE __attribute__((no_sanitize("coverage"), visibility("default")))
 
 extern "C" {
@@ -65,33 +57,32 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard(uint32_t*) {}
 
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b) {
-  RecordCmp(a, b, 1);
+  GetSancovState().cmp.AddInt(a, b, 1);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) {
-  RecordCmp(a, b, 1);
+  GetSancovState().cmp.AddInt(a, b, 1);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b) {
-  RecordCmp(a, b, 2);
+  GetSancovState().cmp.AddInt(a, b, 2);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) {
-  RecordCmp(a, b, 2);
+  GetSancovState().cmp.AddInt(a, b, 2);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) {
-  RecordCmp(a, b, 4);
+  GetSancovState().cmp.AddInt(a, b, 4);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) {
-  RecordCmp(a, b, 4);
+  GetSancovState().cmp.AddInt(a, b, 4);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b) {
-  RecordCmp(a, b, 8);
+  GetSancovState().cmp.AddInt(a, b, 8);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) {
-  RecordCmp(a, b, 8);
+  GetSancovState().cmp.AddInt(a, b, 8);
 }
 
 // cases[0] = number of cases, cases[1] = bit width of val, cases[2..] = case values.
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cases) {
-  if (!GetSancovState().record_cmp) return;
   uint64_t n = cases[0];
   uint64_t bits = cases[1];
   if (bits < 16) return;
@@ -104,8 +95,8 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cas
     if (c == val) return;
     if (c > val && (best < val || c < best)) best = c;
   }
-  RecordCmp(val, best, size);
-  if (n > 1 && cases[2] != best) RecordCmp(val, cases[2], size);
+  GetSancovState().cmp.AddInt(val, best, size);
+  if (n > 1 && cases[2] != best) GetSancovState().cmp.AddInt(val, cases[2], size);
 }
 
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_div4(uint32_t) {}

@@ -27,12 +27,7 @@ struct SancovState {
   uint64_t num_counters = 0;
   uint64_t num_pcs = 0;
   bool too_many_modules = false;
-  engine::CmpTable cmp;  // filled by the trace-cmp and string hooks while record_cmp is set
-  // Set by the worker while it runs a fuzz request's entry and one mutant in 16: the
-  // snapshot input-to-state uses is taken after the entry's run and stays fixed for the
-  // request, so recording every mutant was mostly wasted work — 47 % of a re2 worker's time
-  // (docs/benchmarks.md).
-  volatile bool record_cmp = false;
+  engine::CmpTable cmp;  // filled by the trace-cmp and string hooks
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;

@@ -25,8 +25,6 @@ namespace pollen::runtime {
 namespace {
 
 constexpr size_t kMaxFrameWords = 16 * 1024 * 1024;  // 128 MiB: a large dictionary at most
-// Mutants whose comparisons are recorded: one in this many (see Worker::HandleFuzz).
-constexpr uint64_t kCmpSampleEvery = 16;
 
 // Stores a field the coordinator may read after this process dies: the compiler must not
 // delay or drop it across the harness call.
@@ -141,22 +139,17 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   uint8_t* buf = mutation_buffer_.data();
   size_t size = 0;
   uint32_t chain = 0;
-  uint64_t mutants = 0;
   bool found = false;
 
   // First the entry itself, unmutated: its comparisons are the operands input-to-state
   // needs (RedQueen's insight: the bytes to replace are the entry's, not those of some
   // earlier mutant). Published as a chain of length 0, so a crash here is rebuilt too.
-  // The snapshot then stays fixed for the whole request (a refresh at chain boundaries with
-  // the sampled mutants' comparisons below was tried: it dilutes the entry's operands, and
-  // keyword took 3x more executions). Mutants' comparisons reach the next request's.
+  // The snapshot then stays fixed for the whole request: one copy per 100 ms, not per chain.
   size = engine::BeginChain(*mutator_, shm_.entry(), entry_size, buf);
   h->chain_rng_state = rng.state();
   h->chain_rng_inc = rng.inc();
   Publish(&h->chain_length, 0u);
-  s.record_cmp = true;  // only the entry's comparisons feed input-to-state
   found = RunOne(buf, size);
-  s.record_cmp = false;
   CountRun();
   std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
 
@@ -171,13 +164,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     }
     size = mutator_->Mutate(buf, size, rng, sources);
     Publish(&h->chain_length, ++chain);
-    // One mutant in kCmpSampleEvery also records its comparisons, for the next request's
-    // snapshot: a mutant may reach a comparison its entry never reaches (a size check
-    // before a magic value). Recording every mutant cost up to half the time of a target
-    // full of comparisons (47 % on re2); one in 16 keeps what mutants teach at 1/16 of it.
-    s.record_cmp = (++mutants % kCmpSampleEvery) == 0;
     found = RunOne(buf, size);
-    s.record_cmp = false;
     CountRun();
     if (found || request_runs_ >= max_runs || CoarseNowMs() >= deadline) break;
   }
