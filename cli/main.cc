@@ -16,6 +16,7 @@ const char kUsage[] =
     "\n"
     "Commands:\n"
     "  fuzz TARGET [CORPUS_DIR...]   fuzz a target until a failure, a limit or Ctrl-C\n"
+    "  node TARGET [CORPUS_DIR...]   fuzz as a node of a cluster: share finds through a broker\n"
     "  repro TARGET FILE...          run inputs once and report failures with their stacks\n"
     "  minimize TARGET FILE          shrink a failing input\n"
     "  corpus SUBCOMMAND STORE ...   inspect a corpus store (stats, ls) and maintain it\n"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   if (command == "corpus") return pollen::cli::CorpusCommand(argc - 2, argv + 2);
   if (command == "broker") return pollen::cli::BrokerCommand(argc - 2, argv + 2);
   if (command == "keygen") return pollen::cli::KeygenCommand(argc - 2, argv + 2);
+  if (command == "node") return pollen::cli::NodeCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;
 }

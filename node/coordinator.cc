@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "engine/sha1.h"
 #include "node/artifacts.h"
 #include "node/crash_minimizer.h"
 #include "node/interrupt.h"
@@ -81,6 +82,7 @@ struct Coordinator::Slot {
   uint64_t max_rss_mb = 0;
   uint64_t request_start_us = 0;  // when the current request was sent
   size_t minimize_input_size = 0;  // size of the input being minimized
+  std::string origin;  // of the input being executed as it is (PendingInput::origin)
 };
 
 Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
@@ -126,11 +128,12 @@ void Coordinator::Dispatch(Slot& slot) {
   auto request = message.initRoot<schema::ToWorker>();
   slot.proc->ClearStderr();
   if (!to_execute_.empty()) {
-    std::vector<uint8_t> input = std::move(to_execute_.front());
+    PendingInput input = std::move(to_execute_.front());
     to_execute_.pop_front();
-    size_t n = std::min<size_t>(input.size(), h->max_input);
-    std::memcpy(slot.proc->shm().raw(), input.data(), n);
+    size_t n = std::min<size_t>(input.data.size(), h->max_input);
+    std::memcpy(slot.proc->shm().raw(), input.data.data(), n);
     h->raw_size = static_cast<uint32_t>(n);
+    slot.origin = std::move(input.origin);
     request.initExecute();
     slot.state = Slot::State::kExecute;
   } else {
@@ -178,22 +181,47 @@ void Coordinator::Dispatch(Slot& slot) {
   }
 }
 
-void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us) {
+void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
+                              const std::string& origin) {
   engine::WorkerShmHeader* h = slot.proc->shm().header();
   uint32_t n = std::min(h->feature_count, h->max_features);
   const uint32_t* features = slot.proc->shm().features();
   if (coverage_->CountNew(features, n) == 0) return;  // someone else was first
+  AddEntry(std::vector<uint8_t>(data, data + size), features, n, exec_time_us, origin);
+}
+
+bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
+                           uint64_t exec_time_us, std::string origin) {
   coverage_->Add(features, n);
-  Status st = corpus_->Add(std::vector<uint8_t>(data, data + size),
-                           std::vector<uint32_t>(features, features + n), exec_time_us);
+  // Inputs with an origin of their own were handed in through the feed: another node's.
+  const char* event = !origin.empty() ? "PEER" : baseline_done_ ? "NEW" : "SEED";
+  size_t before = corpus_->size();
+  Status st = corpus_->Add(std::move(data), std::vector<uint32_t>(features, features + n),
+                           exec_time_us, std::move(origin));
   if (!st.ok()) {
     spdlog::error("cannot store a corpus entry: {}", st.message());
     stop_ = true;
     summary_.exit_code = 2;
-    return;
+    return false;
   }
-  PrintStatus(baseline_done_ ? "NEW" : "SEED");
+  bool added = corpus_->size() > before;
+  if (added && observer_ != nullptr) observer_->OnEntryAdded(corpus_->entry(corpus_->size() - 1));
+  PrintStatus(event);
+  return added;
 }
+
+void Coordinator::ExecuteInput(std::vector<uint8_t> input, std::string origin) {
+  to_execute_.push_back({std::move(input), std::move(origin)});
+}
+
+bool Coordinator::OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> features,
+                             std::string origin) {
+  if (corpus_->Contains(engine::Sha1Hex(input.data(), input.size()))) return false;
+  if (coverage_->CountNew(features.data(), features.size()) == 0) return false;
+  return AddEntry(std::move(input), features.data(), features.size(), 0, std::move(origin));
+}
+
+uint32_t Coordinator::max_len() const { return launcher_->options().max_len; }
 
 void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
   engine::WorkerShmHeader* h = slot.proc->shm().header();
@@ -250,7 +278,8 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
       case schema::FromWorker::EXECUTED: {
         slot.state = Slot::State::kIdle;
         size_t size = std::min<size_t>(h->raw_size, h->max_input);
-        AcceptInput(slot, slot.proc->shm().raw(), size, msg.getExecuted().getExecTimeUs());
+        AcceptInput(slot, slot.proc->shm().raw(), size, msg.getExecuted().getExecTimeUs(),
+                    slot.origin);
         break;
       }
       default:
@@ -329,6 +358,7 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
                  saved.size(), options_.target, path.value());
     summary_.artifacts.push_back(path.value());
   }
+  if (observer_ != nullptr) observer_->OnNewFailure(saved_failure, saved);
   summary_.failures++;
   if (!options_.keep_going) stop_ = true;
 }
@@ -397,17 +427,17 @@ void Coordinator::PrintStatus(const char* event) {
   uint64_t runs = TotalRuns();
   uint64_t rss = 0;
   for (const auto& s : slots_) rss = std::max(rss, s->max_rss_mb);
-  spdlog::info("#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s",
+  spdlog::info("#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s{}",
                runs, event, static_cast<uint64_t>(static_cast<double>(runs) / secs),
                coverage_->edges(), coverage_->features(), corpus_->size(),
                HumanBytes(corpus_->total_bytes()), summary_.failures, rss,
-               static_cast<uint64_t>(secs));
+               static_cast<uint64_t>(secs), observer_ != nullptr ? observer_->StatusFields() : "");
 }
 
 Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
                                      std::vector<std::vector<uint32_t>> known_features) {
   start_ms_ = engine::MonotonicMs();
-  for (auto& s : seeds) to_execute_.push_back(std::move(s));
+  for (auto& s : seeds) to_execute_.push_back({std::move(s), ""});
   if (to_execute_.empty() && corpus_->size() == 0) to_execute_.push_back({});  // the empty input
 
   uint32_t workers = options_.workers;
@@ -425,6 +455,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
                "{} corpus entries restored",
                workers, hello.num_counters, hello.num_modules, hello.num_pcs, options_.seed,
                to_execute_.size(), corpus_->size());
+  if (observer_ != nullptr) observer_->OnStart(*this);
 
   uint64_t last_rss_ms = 0;
   std::vector<pollfd> fds;
@@ -475,8 +506,10 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
         }
       }
     }
+    if (observer_ != nullptr) observer_->OnTurn(*this);
     if (baseline_done_ && now - last_status_ms_ >= options_.status_every * 1000ULL) PrintStatus("pulse");
   }
+  if (observer_ != nullptr) observer_->OnStop(*this);
 
   // Shut down: ask politely, then make sure.
   for (auto& s : slots_) {

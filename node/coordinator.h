@@ -7,6 +7,10 @@
 // first), has the input minimized while it keeps the new features, and adds it to the live
 // corpus. A worker that dies is a failure: its input is rebuilt from shared memory, it is
 // minimized and saved as an artifact, and the worker is restarted.
+//
+// An optional observer (node/coordinator_observer.h; `pollen node`'s cluster link) is told
+// of new entries and failures, gets a turn in every loop iteration, and may hand inputs in
+// through the coordinator's CorpusFeed side.
 #ifndef POLLEN_NODE_COORDINATOR_H_
 #define POLLEN_NODE_COORDINATOR_H_
 
@@ -19,6 +23,7 @@
 
 #include "engine/mutator.h"
 #include "engine/rng.h"
+#include "node/coordinator_observer.h"
 #include "node/fuzz_options.h"
 #include "node/global_coverage.h"
 #include "node/live_corpus.h"
@@ -42,20 +47,40 @@ struct FuzzSummary {
 
 struct CoordinatorStats;
 
-class Coordinator {
+class Coordinator : public CorpusFeed {
  public:
   // `store` may be null (nothing persisted). `launcher` and `corpus` must outlive this.
   Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
               storage::CorpusStore* store, std::string artifact_dir);
-  ~Coordinator();
+  ~Coordinator() override;
+
+  // Sets the observer (null: none) that Run calls; it must outlive Run.
+  void set_observer(CoordinatorObserver* observer) { observer_ = observer; }
 
   // Fuzzes until the time or run limit, Ctrl-C, or the first failure (unless keep_going).
   // Errors are set-up problems (the target would not start).
   Result<FuzzSummary> Run(std::vector<std::vector<uint8_t>> seeds,
                           std::vector<std::vector<uint32_t>> known_features);
 
+  // CorpusFeed: for the observer, during Run.
+  void ExecuteInput(std::vector<uint8_t> input, std::string origin) override;
+  size_t PendingExecutions() const override { return to_execute_.size(); }
+  bool OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> features,
+                  std::string origin) override;
+  const LiveCorpus& corpus() const override { return *corpus_; }
+  const GlobalCoverage& coverage() const override { return *coverage_; }
+  uint32_t max_len() const override;
+  uint64_t executions() const override { return TotalRuns(); }
+  uint64_t failures() const override { return summary_.failures; }
+
  private:
   struct Slot;
+  // An input to run as it is: a start-up input (origin empty) or one handed in by the
+  // observer.
+  struct PendingInput {
+    std::vector<uint8_t> data;
+    std::string origin;
+  };
 
   Status StartSlot(Slot& slot);
   void Dispatch(Slot& slot);
@@ -64,7 +89,12 @@ class Coordinator {
   void Watch(Slot& slot, uint64_t now_ms);
   std::vector<uint8_t> RebuildInput(Slot& slot);
   void RecordFailure(const std::vector<uint8_t>& input, const Failure& failure);
-  void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us);
+  void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
+                   const std::string& origin = "");
+  // Adds an input whose coverage is new to the corpus and the map and tells the observer;
+  // whether it joined (false: a duplicate, or the store failed and the run stops).
+  bool AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
+                uint64_t exec_time_us, std::string origin);
   void PrintStatus(const char* event);
   uint64_t TotalRuns() const;
   bool ShouldStop() const;
@@ -82,7 +112,8 @@ class Coordinator {
   engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
 
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::deque<std::vector<uint8_t>> to_execute_;  // baseline inputs not yet run
+  CoordinatorObserver* observer_ = nullptr;
+  std::deque<PendingInput> to_execute_;  // inputs to run as they are, not yet run
   std::map<std::string, uint64_t> failure_counts_;  // signature -> times seen
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone

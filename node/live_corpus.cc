@@ -11,7 +11,7 @@ LiveCorpus::LiveCorpus(storage::CorpusStore* store, std::string origin)
     : store_(store), origin_(std::move(origin)) {}
 
 void LiveCorpus::Insert(CorpusEntry entry) {
-  hashes_.insert(entry.hash);
+  index_.emplace(entry.hash, entries_.size());
   total_bytes_ += entry.data.size();
   scheduler_.Add(entry.features);
   entries_.push_back(std::move(entry));
@@ -31,7 +31,7 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
     if (!input.ok()) return input.status();
     if (trust_features && !meta.features.empty()) {
       known->push_back(meta.features);
-      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features)};
+      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features), std::move(meta.origin)};
       Insert(std::move(e));
     } else {
       to_execute->push_back(std::move(input).value());
@@ -40,9 +40,16 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
   return Status::Ok();
 }
 
-Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us) {
+const CorpusEntry* LiveCorpus::Find(const std::string& hash) const {
+  auto it = index_.find(hash);
+  return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
+                       std::string origin) {
   std::string hash = engine::Sha1Hex(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
+  if (origin.empty()) origin = origin_;
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
   if (store_ != nullptr) {
@@ -50,14 +57,14 @@ Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features
     meta.size = data.size();
     meta.features = features;
     meta.exec_time_us = exec_time_us;
-    meta.origin = origin_;
+    meta.origin = origin;
     meta.first_seen_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
     Status st = store_->PutEntry(hash, data.data(), data.size(), meta);
     if (!st.ok()) return st;
   }
-  Insert(CorpusEntry{std::move(hash), std::move(data), std::move(features)});
+  Insert(CorpusEntry{std::move(hash), std::move(data), std::move(features), std::move(origin)});
   return Status::Ok();
 }
 

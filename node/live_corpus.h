@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/rng.h"
@@ -19,6 +19,7 @@ struct CorpusEntry {
   std::string hash;  // SHA-1, hex
   std::vector<uint8_t> data;
   std::vector<uint32_t> features;  // sorted
+  std::string origin;              // who found it (EntryMeta::origin): the corpus's own, or a peer's
 };
 
 class LiveCorpus {
@@ -32,11 +33,16 @@ class LiveCorpus {
   Status Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
               std::vector<std::vector<uint8_t>>* to_execute);
 
-  bool Contains(const std::string& hash) const { return hashes_.count(hash) != 0; }
+  bool Contains(const std::string& hash) const { return index_.count(hash) != 0; }
+
+  // The entry with this hash (hex), or null.
+  const CorpusEntry* Find(const std::string& hash) const;
 
   // Adds an entry whose coverage the caller found new; persists it first. `features` need
-  // not be sorted. Duplicates (same content) are ignored and reported as ok.
-  Status Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us);
+  // not be sorted. `origin` is recorded with it; empty: the origin the corpus was made with.
+  // Duplicates (same content) are ignored and reported as ok.
+  Status Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
+             std::string origin = "");
 
   size_t size() const { return entries_.size(); }
   uint64_t total_bytes() const { return total_bytes_; }
@@ -54,7 +60,7 @@ class LiveCorpus {
   storage::CorpusStore* store_;
   std::string origin_;
   std::vector<CorpusEntry> entries_;
-  std::unordered_set<std::string> hashes_;
+  std::unordered_map<std::string, size_t> index_;  // hash -> position in entries_
   uint64_t total_bytes_ = 0;
   engine::Scheduler scheduler_;
 };

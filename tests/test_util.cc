@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -139,6 +140,19 @@ bool Background::WaitForOutput(const std::string& needle, int timeout_s) {
     }
   }
   return true;
+}
+
+void Background::ReadFor(int timeout_ms) {
+  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
+  char buf[8192];
+  while (!done_) {
+    uint64_t now = engine::MonotonicMs();
+    pollfd p{out_fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(deadline > now ? deadline - now : 0)) <= 0) return;
+    ssize_t n = read(out_fd_, buf, sizeof(buf));
+    if (n <= 0) return;  // nothing more now, or the process exited
+    output_.append(buf, static_cast<size_t>(n));
+  }
 }
 
 std::string MakeTempDir() {

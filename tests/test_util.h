@@ -31,6 +31,9 @@ class Background {
   CommandResult Wait(int timeout_s);
   // Reads output as it comes until it contains `needle` (true) or timeout_s passes.
   bool WaitForOutput(const std::string& needle, int timeout_s);
+  // Reads the output that comes within timeout_ms (0: only what is there already), so that
+  // a process whose output is not awaited never blocks on a full pipe.
+  void ReadFor(int timeout_ms);
   const std::string& output() const { return output_; }
 
  private:

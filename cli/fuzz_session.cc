@@ -1,0 +1,108 @@
+#include "cli/fuzz_session.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/target_setup.h"
+#include "engine/sha1.h"
+#include "node/artifacts.h"
+#include "node/coordinator.h"
+#include "node/interrupt.h"
+
+namespace pollen::cli {
+
+void AddFuzzFlags(FlagParser& parser, node::FuzzOptions* options) {
+#define POLLEN_ADD_FLAG(type, name, def, help) parser.Add(#name, &options->name, help);
+  POLLEN_FUZZ_FLAGS(POLLEN_ADD_FLAG)
+#undef POLLEN_ADD_FLAG
+}
+
+int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
+                   const ObserverFactory& make_observer) {
+  if (options.timeout == 0) return UsageError("--timeout must be at least 1 second");
+  Status target_ok = node::CheckTargetFile(options.target);
+  if (!target_ok.ok()) return UsageError(target_ok.message());
+  auto dict = LoadDictionary(options.dict);
+  if (!dict.ok()) return UsageError(dict.status().message());
+  std::vector<std::vector<uint8_t>> seeds;
+  Status read = ReadCorpusDirs(options.corpus_dirs, &seeds);
+  if (!read.ok()) return UsageError(read.message());
+  options.max_len = ChooseMaxLen(options.max_len, seeds);
+  if (options.seed == 0) {
+    options.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                   (static_cast<uint64_t>(getpid()) << 32);
+  }
+  std::string name = BaseName(options.target);
+  if (options.workdir.empty()) options.workdir = ".pollen/" + name;
+  Status made = node::MakeDirs(options.workdir);
+  if (!made.ok()) return UsageError(made.message());
+  auto build_id = BuildIdOf(options.target);
+  if (!build_id.ok()) return UsageError(build_id.status().message());
+
+  storage::StoreOptions store_options;
+  auto store = storage::CorpusStore::Open(options.workdir + "/corpus", {name, build_id.value()}, store_options);
+  if (!store.ok()) return UsageError(store.status().message());
+  bool trust_features = !store.value()->build_id_changed();
+  if (!trust_features) {
+    spdlog::info("the target was rebuilt since the corpus was stored: its entries run again");
+  }
+
+  auto coverage = node::GlobalCoverage::Create();
+  if (!coverage.ok()) return UsageError(coverage.status().message());
+  node::LaunchOptions launch;
+  launch.target = options.target;
+  launch.max_len = options.max_len;
+  launch.timeout_s = options.timeout;
+  launch.rss_limit_mb = options.rss_limit_mb;
+  launch.dictionary = std::move(dict).value();
+  node::WorkerLauncher launcher(launch, coverage.value().get());
+
+  node::LiveCorpus corpus(store.value().get(), "local");
+  std::vector<std::vector<uint32_t>> known;
+  std::vector<std::vector<uint8_t>> to_execute;
+  Status loaded = corpus.Load(trust_features, &known, &to_execute);
+  if (!loaded.ok()) return UsageError(loaded.message());
+  for (auto& s : seeds) {
+    if (!corpus.Contains(engine::Sha1Hex(s.data(), s.size()))) to_execute.push_back(std::move(s));
+  }
+
+  std::unique_ptr<node::CoordinatorObserver> observer;
+  if (make_observer) {
+    auto made_observer = make_observer(SessionInfo{name, build_id.value(), store.value().get()});
+    if (!made_observer.ok()) return UsageError(made_observer.status().message());
+    observer = std::move(made_observer).value();
+  }
+
+  spdlog::info("pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries, workdir {}",
+               command, options.target, options.max_len, options.timeout, options.rss_limit_mb,
+               launch.dictionary.entries.size(), options.workdir);
+  node::InstallInterruptHandler();
+  node::Coordinator coordinator(options, &launcher, &corpus, store.value().get(),
+                                options.workdir + "/crashes");
+  coordinator.set_observer(observer.get());
+  auto summary = coordinator.Run(std::move(to_execute), std::move(known));
+  if (!summary.ok()) {
+    std::fprintf(stderr, "ERROR: %s\n", summary.status().message().c_str());
+    return kExitUsage;
+  }
+  const node::FuzzSummary& s = summary.value();
+  std::fprintf(stderr,
+               "\n== pollen summary: %s ==\n"
+               "  executions:   %lu in %.1f s (%.0f exec/s)\n"
+               "  coverage:     %zu edges, %zu features\n"
+               "  corpus:       %zu entries, %lu bytes (stored in %s/corpus)\n"
+               "  failures:     %lu\n",
+               s.interrupted ? "interrupted" : (s.failures ? "failure found" : "done"),
+               static_cast<unsigned long>(s.executions), s.seconds,
+               s.seconds > 0 ? static_cast<double>(s.executions) / s.seconds : 0.0, s.edges, s.features,
+               s.corpus_entries, static_cast<unsigned long>(s.corpus_bytes), options.workdir.c_str(),
+               static_cast<unsigned long>(s.failures));
+  for (const auto& a : s.artifacts) std::fprintf(stderr, "  artifact:     %s\n", a.c_str());
+  return s.exit_code;
+}
+
+}  // namespace pollen::cli
