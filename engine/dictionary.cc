@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "engine/hex.h"
+
 namespace pollen::engine {
 namespace {
 
@@ -12,12 +14,6 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' ||
 bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '-' || c == '.';
-}
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -68,8 +64,8 @@ std::string ParseLine(std::string_view line, std::string* out) {
     if (c == '\\' || c == '"') {
       out->push_back(c);
     } else if (c == 'x') {
-      int hi = i + 1 < line.size() ? HexValue(line[i + 1]) : -1;
-      int lo = i + 2 < line.size() ? HexValue(line[i + 2]) : -1;
+      int hi = i + 1 < line.size() ? HexDigitValue(line[i + 1]) : -1;
+      int lo = i + 2 < line.size() ? HexDigitValue(line[i + 2]) : -1;
       if (hi < 0 || lo < 0) return "`\\x` must be followed by two hex digits";
       out->push_back(static_cast<char>(hi * 16 + lo));
       i += 2;

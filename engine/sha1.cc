@@ -3,6 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "engine/hex.h"
+
 namespace pollen::engine {
 namespace {
 
@@ -70,14 +72,8 @@ std::array<uint8_t, 20> Sha1(const uint8_t* data, size_t n) {
 }
 
 std::string Sha1Hex(const uint8_t* data, size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::array<uint8_t, 20> d = Sha1(data, n);
-  std::string s(40, '0');
-  for (size_t i = 0; i < d.size(); i++) {
-    s[2 * i] = kHex[d[i] >> 4];
-    s[2 * i + 1] = kHex[d[i] & 15];
-  }
-  return s;
+  return ToHex(d.data(), d.size());
 }
 
 }  // namespace pollen::engine

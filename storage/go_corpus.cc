@@ -3,17 +3,11 @@
 #include <optional>
 #include <utility>
 
+#include "engine/hex.h"
 #include "engine/sha1.h"
 
 namespace pollen::storage {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 void AppendUtf8(uint32_t code_point, std::vector<uint8_t>* out) {
   if (code_point < 0x80) {
@@ -172,7 +166,7 @@ class ArgumentParser {
   std::optional<uint32_t> Digits(int digits, int base) {
     uint32_t value = 0;
     for (int i = 0; i < digits; ++i, ++pos_) {
-      const int digit = AtEnd() ? -1 : HexValue(line_[pos_]);
+      const int digit = AtEnd() ? -1 : engine::HexDigitValue(line_[pos_]);
       if (digit < 0 || digit >= base) return std::nullopt;
       value = value * base + digit;
     }
