@@ -9,6 +9,7 @@
 #include <zmq.hpp>
 
 #include "broker/relay_header.h"
+#include "broker/socket_options.h"
 #include "broker/zap_handler.h"
 #include "engine/clock.h"
 
@@ -17,10 +18,6 @@ namespace {
 
 constexpr int kPollMs = 100;
 constexpr uint64_t kExpiryIntervalMs = 1000;
-// ZMTP heartbeats: a connection that answers no ping for this long is closed by libzmq,
-// so a dead node's queue is freed without waiting for TCP.
-constexpr int kZmtpHeartbeatMs = 2000;
-constexpr int kZmtpTimeoutMs = 6000;
 
 uint64_t RandomSession() {
   std::random_device rd;
@@ -93,18 +90,9 @@ Status BrokerImpl::Start() {
         "no secret key: plain text must be asked for explicitly (--insecure-plaintext)");
   }
   try {
-    router_.set(zmq::sockopt::linger, 0);
-    router_.set(zmq::sockopt::router_mandatory,
-                1);  // a full or gone peer is an error, not a silent drop
-    router_.set(zmq::sockopt::sndhwm, options_.high_water_mark);
-    router_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
-    // Beyond the message limit libzmq closes the connection instead of buffering; up to
-    // twice the limit the message is read, counted as oversized and dropped.
-    router_.set(zmq::sockopt::maxmsgsize,
-                static_cast<int64_t>(options_.limits.max_message_bytes) * 2);
-    router_.set(zmq::sockopt::heartbeat_ivl, kZmtpHeartbeatMs);
-    router_.set(zmq::sockopt::heartbeat_timeout, kZmtpTimeoutMs);
-    router_.set(zmq::sockopt::heartbeat_ttl, kZmtpTimeoutMs);
+    SetSharedSocketOptions(router_, options_.high_water_mark, options_.limits.max_message_bytes);
+    // A full or gone peer is an error, not a silent drop.
+    router_.set(zmq::sockopt::router_mandatory, 1);
     if (curve) {
       auto zap = ZapHandler::Start(context_, options_.authorized_dir);
       if (!zap.ok()) return zap.status();

@@ -8,6 +8,7 @@
 #include "broker/connection_monitor.h"
 #include "broker/message_codec.h"
 #include "broker/relay_header.h"
+#include "broker/socket_options.h"
 #include "engine/clock.h"
 #include "engine/sha1.h"
 
@@ -16,8 +17,6 @@ namespace {
 
 constexpr int kReconnectMs = 100;
 constexpr int kReconnectMaxMs = 2000;
-constexpr int kZmtpHeartbeatMs = 2000;
-constexpr int kZmtpTimeoutMs = 6000;
 constexpr size_t kCrashDedupCapacity = 1 << 14;
 
 uint64_t RandomSession() {
@@ -88,16 +87,9 @@ Status BrokerClientImpl::Connect() {
     return Status::Error("CURVE needs the broker's public key");
   }
   try {
-    dealer_.set(zmq::sockopt::linger, 0);
-    dealer_.set(zmq::sockopt::sndhwm, options_.high_water_mark);
-    dealer_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
+    SetSharedSocketOptions(dealer_, options_.high_water_mark, options_.limits.max_message_bytes);
     dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
     dealer_.set(zmq::sockopt::reconnect_ivl_max, kReconnectMaxMs);
-    dealer_.set(zmq::sockopt::heartbeat_ivl, kZmtpHeartbeatMs);
-    dealer_.set(zmq::sockopt::heartbeat_timeout, kZmtpTimeoutMs);
-    dealer_.set(zmq::sockopt::heartbeat_ttl, kZmtpTimeoutMs);
-    dealer_.set(zmq::sockopt::maxmsgsize,
-                static_cast<int64_t>(options_.limits.max_message_bytes) * 2);
     if (curve) {
       dealer_.set(zmq::sockopt::curve_serverkey, options_.broker_public_key);
       dealer_.set(zmq::sockopt::curve_publickey, options_.keys.public_key);
