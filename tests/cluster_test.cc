@@ -164,8 +164,11 @@ class ClusterTest : public ::testing::Test {
 TEST_F(ClusterTest, AnInputFoundByOneNodeReachesTheOthersAndALateJoiner) {
   MakeKeys({"node-a", "node-b", "node-c"});
   ASSERT_GT(StartBroker(), 0) << Outputs();
-  StartNode("node-a", {SeedDir(kKeyA)});
+  // node-b is connected before node-a publishes its seed, so the seed itself reaches it
+  // live (otherwise a derived input could come first and node-b cut it down to the key).
   StartNode("node-b");
+  ASSERT_TRUE(WaitUntil([&] { return NodeSaid("node-b", "connected to the broker"); })) << Outputs();
+  StartNode("node-a", {SeedDir(kKeyA)});
   const std::string found = HashOf(kKeyA);
   ASSERT_TRUE(WaitUntil([&] { return HasEntry("node-b", found); })) << Outputs();
   // node-c starts after the input went out: only a digest of node-a's can bring it.
@@ -268,8 +271,11 @@ TEST_F(ClusterTest, TwoCampaignsOnOneBrokerStayApart) {
   ASSERT_GT(StartBroker(), 0) << Outputs();
   StartNode("beta", {"--campaign=beta"});
   ASSERT_TRUE(WaitUntil([&] { return NodeSaid("beta", "connected to the broker"); })) << Outputs();
-  StartNode("alpha-a", {"--campaign=alpha", SeedDir(kKeyA)});
+  // alpha-b is connected before alpha-a publishes its seed (see the first test).
   StartNode("alpha-b", {"--campaign=alpha"});
+  ASSERT_TRUE(WaitUntil([&] { return NodeSaid("alpha-b", "connected to the broker"); }))
+      << Outputs();
+  StartNode("alpha-a", {"--campaign=alpha", SeedDir(kKeyA)});
   const std::string found = HashOf(kKeyA);
   ASSERT_TRUE(WaitUntil([&] { return HasEntry("alpha-b", found); })) << Outputs();
   ASSERT_TRUE(WaitUntil([&] {
