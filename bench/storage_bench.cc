@@ -1,16 +1,21 @@
 // storage_bench: the speed of the corpus store and of a corpus merge (bench/README.md).
 //
-//   storage_bench [N] [WORKDIR]     N entries (default 1,000,000); WORKDIR: a fresh temp dir
+//   storage_bench [N] [WORKDIR] [TEXTDIR]
+//     N entries (default 1,000,000); WORKDIR: a fresh temp dir; TEXTDIR: /usr/include
 //
 // 1. inserts: N text-like entries (lines of 20-200 bytes from a 300-word vocabulary, 10-40
 //    features each, skewed towards small feature ids) put one by one (PutEntry, as a fuzzer
 //    adds them) into a fresh store; then Compact, and bytes on disk against raw bytes.
 // 2. merge: that store (reopened read-only, same build id: nothing is executed) into an
 //    empty destination, timed per phase; then CompactStore on the destination.
+// 3. text: bytes on disk of a corpus of real text: up to N entries cut from the files of
+//    TEXTDIR (20-400 bytes each, ending at a line end, as a text parser's fuzzing corpus
+//    holds fragments of real documents), with the same feature lists as in 1.
 // A measurement, not a test: exits non-zero only when something fails.
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -83,11 +88,111 @@ class Generator {
     }
     return {f.begin(), f.end()};
   }
+  // The metadata of the i-th entry, of `size` bytes: Features() and made-up times.
+  EntryMeta Meta(size_t size, uint64_t i) {
+    EntryMeta meta;
+    meta.size = size;
+    meta.features = Features();
+    meta.exec_time_us = 10 + i % 90;
+    meta.origin = "bench";
+    meta.first_seen_unix_ms = 1700000000000 + static_cast<int64_t>(i);
+    return meta;
+  }
 
  private:
   std::mt19937_64 rng_;
   std::vector<std::string> words_;
 };
+
+// Entries cut from real text: every regular file under `dir` (sorted, so every run reads
+// the same ones), split into pieces of 20-400 bytes that end at a line end.
+class TextCutter {
+ public:
+  explicit TextCutter(const std::string& dir) : rng_(7) {
+    std::error_code ec;
+    for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::error_code file_ec;
+      if (it->is_regular_file(file_ec) && it->file_size(file_ec) < (1u << 20)) {
+        files_.push_back(it->path().string());
+      }
+    }
+    std::sort(files_.begin(), files_.end());
+  }
+  size_t files() const { return files_.size(); }
+  // The next piece; false when every file is used up.
+  bool Next(std::string* piece) {
+    while (true) {
+      if (pos_ >= text_.size()) {
+        if (next_file_ >= files_.size()) return false;
+        std::ifstream in(files_[next_file_++], std::ios::binary);
+        text_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        pos_ = 0;
+      }
+      const size_t want = 20 + rng_() % 381;
+      size_t end = std::min(text_.size(), pos_ + want);
+      const size_t newline = text_.find('\n', end);
+      end = newline == std::string::npos ? text_.size() : std::min(text_.size(), newline + 1);
+      *piece = text_.substr(pos_, end - pos_);
+      pos_ = end;
+      if (piece->size() >= 20) return true;
+    }
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<std::string> files_;
+  size_t next_file_ = 0;
+  std::string text_;
+  size_t pos_ = 0;
+};
+
+// Bytes in every file of the store's directory (SST files, WAL, manifest, OPTIONS).
+uint64_t DirectoryBytes(const std::string& path) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) total += it->file_size(size_ec);
+  }
+  return total;
+}
+
+// Part 3: a store of real text pieces with feature lists; bytes on disk against raw bytes.
+Status MeasureText(uint64_t n, const std::string& text_dir, const std::string& path) {
+  TextCutter cutter(text_dir);
+  if (cutter.files() == 0) {
+    std::printf("text:    skipped: no files under %s\n", text_dir.c_str());
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<CorpusStore>> store =
+      CorpusStore::Open(path, CampaignId{"bench_text", "bench-build"}, {});
+  if (!store.ok()) return store.status();
+  Generator gen;
+  std::string piece;
+  uint64_t put = 0;
+  while (put < n && cutter.Next(&piece)) {
+    const EntryMeta meta = gen.Meta(piece.size(), put);
+    const auto* data = reinterpret_cast<const uint8_t*>(piece.data());
+    const std::string hash = engine::Sha1Hex(data, piece.size());
+    if ((*store)->HasEntry(hash)) continue;  // headers repeat: keep each piece once
+    if (Status s = (*store)->PutEntry(hash, data, piece.size(), meta); !s.ok()) return s;
+    ++put;
+  }
+  if (Status s = (*store)->Compact(); !s.ok()) return s;
+  Result<CorpusStore::Stats> stats = (*store)->GetStats();
+  if (!stats.ok()) return stats.status();
+  const double raw = static_cast<double>(std::max<uint64_t>(1, stats->raw_bytes));
+  std::printf(
+      "text:    %llu entries cut from %zu files of %s (mean %.0f bytes), raw %.1f MB; on "
+      "disk: inputs %.1f MB (ratio %.3f), everything in SST files %.1f MB (ratio %.3f), "
+      "every file of the store %.1f MB (ratio %.3f)\n",
+      static_cast<unsigned long long>(stats->entries), cutter.files(), text_dir.c_str(),
+      raw / static_cast<double>(std::max<uint64_t>(1, stats->entries)), raw / 1e6,
+      stats->input_disk_bytes / 1e6, stats->input_disk_bytes / raw, stats->disk_bytes / 1e6,
+      stats->disk_bytes / raw, DirectoryBytes(path) / 1e6, DirectoryBytes(path) / raw);
+  return Status::Ok();
+}
 
 int Main(int argc, char** argv) {
   const uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
@@ -121,12 +226,7 @@ int Main(int argc, char** argv) {
     for (uint64_t i = 0; i < n; ++i) {
       const Clock::time_point g = Clock::now();
       const std::string line = gen.Line();
-      EntryMeta meta;
-      meta.size = line.size();
-      meta.features = gen.Features();
-      meta.exec_time_us = 10 + i % 90;
-      meta.origin = "bench";
-      meta.first_seen_unix_ms = 1700000000000 + static_cast<int64_t>(i);
+      const EntryMeta meta = gen.Meta(line.size(), i);
       const auto* data = reinterpret_cast<const uint8_t*>(line.data());
       const std::string hash = engine::Sha1Hex(data, line.size());
       const Clock::time_point p = Clock::now();
@@ -190,6 +290,8 @@ int Main(int argc, char** argv) {
       compact->after.disk_bytes / raw, Seconds(c));
   src->reset();
   dst->reset();
+  const std::string text_dir = argc > 3 ? argv[3] : "/usr/include";
+  if (Status s = MeasureText(n, text_dir, root + "/text"); !s.ok()) return Fail(s);
   if (argc <= 2) std::filesystem::remove_all(root);
   return 0;
 }

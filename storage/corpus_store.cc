@@ -15,6 +15,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 #include "storage/record_codec.h"
+#include "storage/rocks_logger.h"
 #include "storage/rocks_util.h"
 #include "storage/store_path.h"
 
@@ -82,7 +83,7 @@ Status CorpusStore::OpenDatabase(bool create) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = create;
   db_options.create_missing_column_families = create;
-  db_options.keep_log_file_num = 4;
+  db_options.info_log = NewRocksLogger(path_);
   const std::vector<std::string> ours = {kInputsCf, kMetaCf, kCrashesCf, kCampaignCf};
   std::vector<std::string> names = {rocksdb::kDefaultColumnFamilyName};
   names.insert(names.end(), ours.begin(), ours.end());

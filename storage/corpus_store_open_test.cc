@@ -170,6 +170,26 @@ TEST_F(CorpusStoreOpenTest, ReadOnlyOpenSeesFlushedDataWhileWriterIsOpen) {
   EXPECT_TRUE(PutText(*writer, "h3", "the writer is unaffected").ok());
 }
 
+// RocksDB's info LOG (an options dump of ~100 KB at every open) is not written into the
+// store: its messages go to spdlog (storage/rocks_logger.h).
+TEST_F(CorpusStoreOpenTest, WritesNoRocksdbLogFiles) {
+  for (int open = 0; open < 2; ++open) {
+    std::unique_ptr<CorpusStore> writer = OpenOrFail(path_, campaign_);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(PutText(*writer, "h" + std::to_string(open), "input").ok());
+    ASSERT_TRUE(writer->Compact().ok());
+  }
+  StoreOptions read_only;
+  read_only.read_only = true;
+  ASSERT_NE(OpenOrFail(path_, campaign_, read_only), nullptr);
+  int files = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(path_)) {
+    ++files;
+    EXPECT_NE(entry.path().filename().string().rfind("LOG", 0), 0u) << entry.path();
+  }
+  EXPECT_GT(files, 0);
+}
+
 TEST_F(CorpusStoreOpenTest, SecondWriterInTheSameProcessIsLocked) {
   std::unique_ptr<CorpusStore> writer = OpenOrFail(path_, campaign_);
   ASSERT_NE(writer, nullptr);

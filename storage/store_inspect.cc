@@ -6,6 +6,7 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
+#include "storage/rocks_logger.h"
 #include "storage/rocks_util.h"
 #include "storage/store_path.h"
 
@@ -26,6 +27,7 @@ Result<CampaignId> ReadStoredCampaign(const std::string& path) {
     return Status::Error("no corpus store at " + path + " (absent or empty directory)");
   }
   rocksdb::DBOptions db_options;
+  db_options.info_log = NewRocksLogger(path);
   std::vector<std::string> existing;
   rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &existing);
   if (!s.ok()) return FromRocks(s, path, "reading its column families");
