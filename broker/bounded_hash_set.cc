@@ -26,4 +26,11 @@ bool BoundedHashSet::Insert(const Hash& hash) {
   return true;
 }
 
+void BoundedHashSet::Erase(const Hash& hash) {
+  auto it = index_.find(hash);
+  if (it == index_.end()) return;
+  order_.erase(it->second);
+  index_.erase(it);
+}
+
 }  // namespace pollen::broker

@@ -26,6 +26,9 @@ class BoundedHashSet {
   // used if it was present. Evicts the least recently used hash when full.
   bool Insert(const Hash& hash);
 
+  // Removes `hash` if present.
+  void Erase(const Hash& hash);
+
   bool Contains(const Hash& hash) const { return index_.count(hash) != 0; }
   size_t size() const { return index_.size(); }
   size_t capacity() const { return capacity_; }

@@ -35,6 +35,20 @@ TEST(BoundedHashSetTest, EvictsTheLeastRecentlyUsedAtCapacity) {
   EXPECT_TRUE(set.Contains(H(4)));
 }
 
+TEST(BoundedHashSetTest, EraseRemovesOneHashAndFreesItsPlace) {
+  BoundedHashSet set(2);
+  set.Insert(H(1));
+  set.Insert(H(2));
+  set.Erase(H(1));
+  set.Erase(H(9));  // absent: nothing happens
+  EXPECT_FALSE(set.Contains(H(1)));
+  EXPECT_EQ(set.size(), 1u);
+  EXPECT_TRUE(set.Insert(H(3)));  // no eviction needed
+  EXPECT_TRUE(set.Contains(H(2)));
+  EXPECT_TRUE(set.Insert(H(1)));
+  EXPECT_FALSE(set.Contains(H(2)));  // the oldest left
+}
+
 TEST(BoundedHashSetTest, SizeNeverExceedsCapacity) {
   BoundedHashSet set(100);
   for (int i = 0; i < 1000; i++) {

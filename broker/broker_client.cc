@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kReconnectMs = 100;
 constexpr int kReconnectMaxMs = 2000;
+constexpr uint64_t kRefusedRetryMaxMs = 60000;
 constexpr size_t kCrashDedupCapacity = 1 << 14;
 
 uint64_t RandomSession() {
@@ -41,6 +42,7 @@ class BrokerClientImpl : public BrokerClient {
   size_t Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) override;
   void SetNodeStats(const NodeStats& stats) override { node_stats_ = stats; }
   std::vector<Hash> Unseen(const std::vector<Hash>& hashes) const override;
+  void Forget(const Hash& hash) override { seen_inputs_.Erase(hash); }
   ClientStats stats() const override {
     ClientStats s = stats_;
     s.connected = monitor_.connected();
@@ -53,6 +55,8 @@ class BrokerClientImpl : public BrokerClient {
   Status Send(MessageBody body, const std::string& to_node, bool* queued);
   void SendHeartbeat(uint64_t now_ms);
   void FollowConnection(uint64_t now_ms);
+  // After a refused handshake: connects again once retry_refused_at_ms_ has passed.
+  void RetryRefused(uint64_t now_ms);
   size_t ReceiveWaiting(std::vector<ClusterMessage>* out, size_t max);
   // Validates one received message; the drop reason, or nullopt when it goes to the caller.
   std::optional<DropReason> Accept(const zmq::message_t& header, const zmq::message_t& payload,
@@ -71,6 +75,8 @@ class BrokerClientImpl : public BrokerClient {
   uint64_t next_heartbeat_ms_ = 0;
   uint64_t broker_session_ = 0;  // of the last relay header seen
   uint64_t last_delivery_ = 0;
+  uint64_t retry_refused_at_ms_ = 0;  // 0: no refusal pending
+  uint64_t refused_backoff_ms_ = 0;
   ClientStats stats_;
 };
 
@@ -163,9 +169,38 @@ void BrokerClientImpl::FollowConnection(uint64_t now_ms) {
   stats_.connects += events.handshakes;
   stats_.disconnects += events.disconnects;
   stats_.auth_failures += events.auth_failures;
+  if (events.handshakes > 0) {
+    retry_refused_at_ms_ = 0;
+    refused_backoff_ms_ = 0;
+  } else if (events.auth_failures > 0 && retry_refused_at_ms_ == 0) {
+    refused_backoff_ms_ =
+        refused_backoff_ms_ == 0
+            ? std::max<uint64_t>(options_.refused_retry_ms, 1)
+            : std::min(refused_backoff_ms_ * 2, std::max(kRefusedRetryMaxMs, options_.refused_retry_ms));
+    retry_refused_at_ms_ = now_ms + refused_backoff_ms_;
+  }
+  RetryRefused(now_ms);
   // A new connection may be a restarted broker that knows nothing of this node: say who we
   // are at once instead of at the next heartbeat, so it routes to us again.
   if (events.handshakes > 0 || now_ms >= next_heartbeat_ms_) SendHeartbeat(now_ms);
+}
+
+void BrokerClientImpl::RetryRefused(uint64_t now_ms) {
+  if (retry_refused_at_ms_ == 0 || now_ms < retry_refused_at_ms_) return;
+  retry_refused_at_ms_ = 0;
+  // The refused connection's pipe is gone already; messages queued since are dropped with
+  // it, as none could have reached the broker. The handshake that follows, if the key is
+  // now authorised, sends a heartbeat at once (FollowConnection).
+  try {
+    dealer_.disconnect(options_.broker);
+  } catch (const zmq::error_t&) {
+    // Not connected any more: nothing to undo.
+  }
+  try {
+    dealer_.connect(options_.broker);
+  } catch (const zmq::error_t&) {
+    // The endpoint was valid at Connect(); a failure here retries at the next refusal.
+  }
 }
 
 size_t BrokerClientImpl::Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) {

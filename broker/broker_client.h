@@ -37,6 +37,10 @@ struct ClientOptions {
   int high_water_mark = 10000;  // messages queued each way
   uint64_t heartbeat_interval_ms = 1000;
   size_t dedup_capacity = 1 << 18;  // hashes of inputs sent or received, remembered
+  // After the broker refused this node's key, connect again after this long, doubling up to
+  // a minute: libzmq gives up on a refused connection, and the key may be authorised later
+  // (the broker rereads its authorised-keys directory every second).
+  uint64_t refused_retry_ms = 5000;
 };
 
 struct ClientStats {
@@ -76,6 +80,10 @@ class BrokerClient {
   // Those of `hashes` this client has neither sent nor received (as far as its dedup set
   // remembers): what to ask for after a digest, if the corpus lacks them too.
   virtual std::vector<Hash> Unseen(const std::vector<Hash>& hashes) const = 0;
+
+  // Forgets that the input `hash` was received: the node could not take it (its queue of
+  // inputs to run was full), so the next digest that lists it asks for it again.
+  virtual void Forget(const Hash& hash) = 0;
 
   virtual ClientStats stats() const = 0;
 };

@@ -64,6 +64,28 @@ TEST_F(BrokerSecurityTest, ANodeWithoutAnAuthorisedKeyIsRefused) {
   EXPECT_EQ((*broker_)->status().nodes, 2u);
 }
 
+// libzmq gives up on a connection the broker refused; the client connects again by itself,
+// so a key authorised while the node runs lets it in without a restart.
+TEST_F(BrokerSecurityTest, ARefusedNodeGetsInOnceItsKeyIsAuthorised) {
+  Start(keys_.Options());
+  auto a = Node(0, "a");
+  const CurveKeyPair late_keys = GenerateKeyPair().value();
+  ClientOptions late_options = NodeOptions((*broker_)->endpoint(), "late", TestCampaign(),
+                                           late_keys, keys_.broker.public_key);
+  late_options.refused_retry_ms = 100;
+  TestNode late(late_options);
+  std::vector<TestNode*> all = {a.get(), &late};
+  ASSERT_TRUE(PollUntil(all, [&] { return late.client->stats().auth_failures > 0; }));
+  EXPECT_FALSE(late.client->stats().connected);
+
+  ASSERT_TRUE(WriteKeyPair(keys_.dir + "/authorized/late", late_keys, false).ok());
+  ASSERT_TRUE(PollUntil(all, [&] { return late.client->stats().connected; }));
+  ASSERT_TRUE(WaitForBroker(**broker_, all, [](const BrokerStatus& s) { return s.nodes == 2; }));
+  ExpectRelayWorks(a.get(), &late, "to the late node");
+  ExpectRelayWorks(&late, a.get(), "from the late node");
+  EXPECT_GE(late.client->stats().connects, 1u);
+}
+
 TEST_F(BrokerSecurityTest, WrongBrokerKeyOrPlainTextGetsNothing) {
   Start(keys_.Options());
   auto a = Node(0, "a"), b = Node(1, "b");

@@ -188,7 +188,9 @@ void ClusterLink::ReceiveInput(const std::string& origin, broker::NewInput& inpu
     return;
   }
   if (feed.PendingExecutions() >= options_.max_pending_executions) {
+    // Its origin lists it in a later digest page; asked for again then.
     counters_.backlog_drops++;
+    client_->Forget(input.hash);
     return;
   }
   counters_.inputs_executed++;
@@ -273,10 +275,10 @@ void ClusterLink::FollowConnection(uint64_t now_ms) {
   if (s.auth_failures > auth_failures_seen_) {
     auth_failures_seen_ = s.auth_failures;
     if (!refused_) {
-      // libzmq does not retry a handshake that the broker's ZAP handler refused.
+      // The client tries again by itself (libzmq would not), at most a minute apart.
       spdlog::error("the broker at {} refused this node's key (its .pub file is not in the "
-                    "broker's authorized/ directory): fuzzing alone, sharing nothing; restart "
-                    "this node once the key is authorised",
+                    "broker's authorized/ directory): fuzzing alone, sharing nothing, and "
+                    "trying again every minute at most: it joins once the key is authorised",
                     options_.broker);
     }
     refused_ = true;

@@ -48,6 +48,7 @@ class FakeClient : public broker::BrokerClient {
     }
     return unseen;
   }
+  void Forget(const broker::Hash& hash) override { seen.erase(hash); }
   broker::ClientStats stats() const override { return client_stats; }
 
   // The bodies of one kind sent so far, with their addressees.
@@ -180,6 +181,23 @@ TEST_F(ClusterLinkTest, TrustsFeaturesOfThisBuildAndRunsEverythingElse) {
   EXPECT_EQ(link_->counters().inputs_kept, 1u);
   // Nothing received goes out again.
   EXPECT_THAT(client_->SentOf<broker::NewInput>(), IsEmpty());
+}
+
+TEST_F(ClusterLinkTest, AsksAgainForAnInputDroppedFromAFullBacklog) {
+  link_->OnStart(feed_);
+  Receive(From("peer", Input("run one", {})));
+  Receive(From("peer", Input("run two", {})));
+  Receive(From("peer", Input("dropped", {})));
+  ASSERT_EQ(link_->counters().backlog_drops, 1u);
+  feed_.executed.clear();  // the backlog ran
+  Receive(From("peer", broker::CorpusDigest{3, 0, {HashOf("run one"), HashOf("dropped"),
+                                                   HashOf("run two")}}));
+  auto requests = client_->SentOf<broker::MissingRequest>();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_THAT(requests[0].first.hashes, ElementsAre(HashOf("dropped")));
+  Receive(From("peer", Input("dropped", {})));
+  ASSERT_EQ(feed_.executed.size(), 1u);
+  EXPECT_EQ(feed_.executed[0].data, Bytes("dropped"));
 }
 
 TEST_F(ClusterLinkTest, KeepsAReceivedInputOnlyWhenItAddsCoverageHere) {
