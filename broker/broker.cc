@@ -8,6 +8,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "broker/listen_endpoint.h"
 #include "broker/relay_header.h"
 #include "broker/socket_options.h"
 #include "broker/zap_handler.h"
@@ -22,20 +23,6 @@ constexpr uint64_t kExpiryIntervalMs = 1000;
 uint64_t RandomSession() {
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
-
-// libzmq takes tcp://host:99999 as port 34463 (it wraps): a port must be * or 1-65535.
-Status CheckTcpPort(const std::string& endpoint) {
-  if (endpoint.rfind("tcp://", 0) != 0) return Status::Ok();
-  size_t colon = endpoint.rfind(':');
-  std::string port = colon == std::string::npos || colon < 6 ? "" : endpoint.substr(colon + 1);
-  if (port == "*") return Status::Ok();
-  bool digits = !port.empty() && port.size() <= 5 &&
-                port.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits || std::stoul(port) == 0 || std::stoul(port) > 65535) {
-    return Status::Error("cannot listen on " + endpoint + ": the port must be * or 1 to 65535");
-  }
-  return Status::Ok();
 }
 
 class BrokerImpl : public Broker {

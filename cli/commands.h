@@ -13,6 +13,12 @@ int CorpusCommand(int argc, char** argv);
 int BrokerCommand(int argc, char** argv);
 int KeygenCommand(int argc, char** argv);
 int NodeCommand(int argc, char** argv);
+int ControllerCommand(int argc, char** argv);
+int ListCommand(int argc, char** argv);
+int StatusCommand(int argc, char** argv);
+int StartCommand(int argc, char** argv);
+int StopCommand(int argc, char** argv);
+int CrashesCommand(int argc, char** argv);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;

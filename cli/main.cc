@@ -23,6 +23,13 @@ const char kUsage[] =
     "                                (import, export, merge, compact)\n"
     "  broker --listen=ADDR ...      relay inputs and coverage between cluster nodes\n"
     "  keygen PREFIX                 make a CURVE key pair for the cluster\n"
+    "  controller --listen=ADDR ...  keep the cluster's campaigns, merged corpora and crashes\n"
+    "\n"
+    "Talking to a controller (--controller=ADDR or $POLLEN_CONTROLLER):\n"
+    "  list                          the campaigns\n"
+    "  status [CAMPAIGN]             a cluster-wide table of campaigns and nodes, refreshed\n"
+    "  start|stop CAMPAIGN           let a campaign's nodes fuzz, or tell them to stop\n"
+    "  crashes list|pull CAMPAIGN    the campaign's distinct crashes; their reproducers\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags.\n";
 
@@ -43,6 +50,12 @@ int main(int argc, char** argv) {
   if (command == "broker") return pollen::cli::BrokerCommand(argc - 2, argv + 2);
   if (command == "keygen") return pollen::cli::KeygenCommand(argc - 2, argv + 2);
   if (command == "node") return pollen::cli::NodeCommand(argc - 2, argv + 2);
+  if (command == "controller") return pollen::cli::ControllerCommand(argc - 2, argv + 2);
+  if (command == "list") return pollen::cli::ListCommand(argc - 2, argv + 2);
+  if (command == "status") return pollen::cli::StatusCommand(argc - 2, argv + 2);
+  if (command == "start") return pollen::cli::StartCommand(argc - 2, argv + 2);
+  if (command == "stop") return pollen::cli::StopCommand(argc - 2, argv + 2);
+  if (command == "crashes") return pollen::cli::CrashesCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;
 }

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <utility>
 
+#include "engine/scoped_fd.h"
 #include "engine/sha1.h"
 #include "storage/go_corpus.h"
 
@@ -21,28 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ErrnoText(int error) { return std::generic_category().message(error); }
-
-// Closes a file descriptor when it goes out of scope.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-  // Closes now, reporting close's error (a delayed write error on some filesystems).
-  int Close() {
-    const int result = close(fd_);
-    fd_ = -1;
-    return result;
-  }
-
- private:
-  int fd_;
-};
+using engine::ErrnoText;
+using engine::ScopedFd;
 
 // Ok when `dir` is an existing directory; otherwise an error naming it.
 Status CheckDirectory(const std::string& dir) {

@@ -1,0 +1,38 @@
+// A campaign's crashes as the controller keeps them, for `pollen crashes` and
+// `pollen repro --campaign`: every page of the list, one crash picked by (a prefix of) its
+// signature, and its reproducer saved as `pollen fuzz` saves its own (crash-<sha1> and
+// crash-<sha1>.txt, node/artifacts.h).
+#ifndef POLLEN_CLI_CAMPAIGN_CRASHES_H_
+#define POLLEN_CLI_CAMPAIGN_CRASHES_H_
+
+#include <string>
+#include <vector>
+
+#include "controller/controller_client.h"
+#include "engine/status.h"
+
+namespace pollen::cli {
+
+// The campaign named `name`; an error naming the known ones when there is none.
+Result<controller::CampaignSummary> FindCampaign(controller::ControllerClient& client,
+                                                 const std::string& name, int timeout_ms);
+
+// Every crash of `campaign`, asking page after page.
+Result<std::vector<controller::CrashSummary>> ListCampaignCrashes(
+    controller::ControllerClient& client, const std::string& campaign, int timeout_ms);
+
+// The crash whose signature is `selector` or starts with it (at least 4 characters).
+// Errors: none matches, or several do (they are named).
+Result<controller::CrashSummary> PickCrash(const std::vector<controller::CrashSummary>& crashes,
+                                           const std::string& selector);
+
+// Fetches the crash's reproducer and report and writes them into `dir` (created if
+// needed); returns the reproducer's path.
+Result<std::string> PullReproducer(controller::ControllerClient& client,
+                                   const controller::CampaignSummary& campaign,
+                                   const std::string& signature, const std::string& dir,
+                                   int timeout_ms);
+
+}  // namespace pollen::cli
+
+#endif  // POLLEN_CLI_CAMPAIGN_CRASHES_H_

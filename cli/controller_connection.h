@@ -1,0 +1,44 @@
+// What every developer-host command that talks to the controller shares: its flags
+// (--controller, --key, --controller-key, --insecure-plaintext, --timeout, with defaults
+// from the environment so that a developer sets them once), and the connection.
+#ifndef POLLEN_CLI_CONTROLLER_CONNECTION_H_
+#define POLLEN_CLI_CONTROLLER_CONNECTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cli/flag_parser.h"
+#include "controller/controller_client.h"
+#include "engine/status.h"
+
+namespace pollen::cli {
+
+// X(type, name, environment variable for the default, help)
+#define POLLEN_CONTROLLER_CLIENT_FLAGS(X)                                                    \
+  X(std::string, controller, "POLLEN_CONTROLLER",                                            \
+    "the controller's endpoint, e.g. tcp://controller-host:7200")                            \
+  X(std::string, key, "POLLEN_KEY", "this host's key pair PREFIX: reads PREFIX.key (pollen keygen)") \
+  X(std::string, controller_key, "POLLEN_CONTROLLER_KEY", "the controller's public key file (controller.pub)")
+
+struct ControllerConnectionFlags {
+#define POLLEN_DECLARE_FLAG(type, name, env, help) type name;
+  POLLEN_CONTROLLER_CLIENT_FLAGS(POLLEN_DECLARE_FLAG)
+#undef POLLEN_DECLARE_FLAG
+  bool insecure_plaintext = false;
+  uint32_t timeout = 10;  // seconds per request
+};
+
+// Adds the flags to `parser`, each defaulting to its environment variable when set.
+void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags);
+
+// The text --help prints after the flags, on the environment variables.
+extern const char kControllerFlagsHelp[];
+
+// Checks the flags, reads the key files, connects. Errors say which flag or file is wrong.
+Result<std::unique_ptr<controller::ControllerClient>> ConnectToController(
+    const ControllerConnectionFlags& flags);
+
+}  // namespace pollen::cli
+
+#endif  // POLLEN_CLI_CONTROLLER_CONNECTION_H_

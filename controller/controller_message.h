@@ -1,0 +1,277 @@
+// The controller's protocol as plain C++ values (schema/controller.capnp on the wire).
+//
+// A client builds a Request and gets a Reply; the controller decodes the Request, fully
+// validated and copied out of the wire buffer (controller/controller_codec.h), and answers
+// with a Reply. Field meanings are documented in the schema; sizes in ControllerLimits.
+#ifndef POLLEN_CONTROLLER_CONTROLLER_MESSAGE_H_
+#define POLLEN_CONTROLLER_CONTROLLER_MESSAGE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pollen::controller {
+
+// The SHA-1 of an input (engine/sha1.h): the corpus key.
+using Hash = std::array<uint8_t, 20>;
+
+// Bounds on what a message may hold. The controller and its clients use the same values.
+struct ControllerLimits {
+  size_t max_message_bytes = 2 << 20;  // a 1 MiB input and its features, as the broker's
+  size_t max_name_bytes = 256;         // node id, host, target, crash kind
+  size_t max_signature_bytes = 4096;
+  size_t max_report_bytes = 64 << 10;
+  size_t max_options_bytes = 16 << 10;
+  size_t max_entries = 4096;      // inputs per NewInputs
+  size_t max_features = 1 << 20;  // per feature list
+};
+
+// ---- Requests ---------------------------------------------------------------------------
+
+// A campaign as a developer names it; an empty build id means the current build.
+struct CampaignRef {
+  std::string name;
+  std::string build_id;
+};
+
+struct RegisterRequest {
+  std::string node_id;
+  std::string campaign;
+  std::string target;
+  std::string build_id;
+  std::string options;
+  std::string host;
+  uint32_t workers = 0;
+};
+
+struct NodeStats {
+  uint64_t execs_per_second = 0;
+  uint64_t executions = 0;
+  uint64_t edges = 0;
+  uint64_t features = 0;
+  uint64_t corpus_entries = 0;
+  uint64_t crashes = 0;
+  uint64_t rss_bytes = 0;
+  bool operator==(const NodeStats&) const = default;
+};
+
+struct HeartbeatRequest {
+  std::string node_id;
+  NodeStats stats;
+};
+
+struct InputEntry {
+  Hash hash{};  // SHA-1 of bytes (checked on decoding)
+  std::vector<uint8_t> bytes;
+  std::vector<uint32_t> features;  // ascending, no duplicates
+};
+
+struct NewInputsRequest {
+  std::string node_id;
+  std::vector<InputEntry> entries;
+};
+
+struct CrashRequest {
+  std::string node_id;
+  std::string signature;
+  std::string kind;
+  std::vector<uint8_t> input;
+  std::string report;
+  bool minimized = false;
+};
+
+struct ListCampaignsRequest {};
+
+struct StatusRequest {
+  std::string campaign;  // empty: every campaign
+};
+
+struct ListCrashesRequest {
+  CampaignRef campaign;
+  std::string after;  // paging: signatures greater than this one
+};
+
+struct GetCrashRequest {
+  CampaignRef campaign;
+  std::string signature;
+};
+
+struct StartCampaignRequest {
+  CampaignRef campaign;  // the build id is ignored: a campaign starts and stops as a whole
+};
+
+struct StopCampaignRequest {
+  CampaignRef campaign;
+};
+
+struct CorpusInfoRequest {
+  CampaignRef campaign;
+};
+
+struct MergeCorpusRequest {
+  CampaignRef campaign;
+};
+
+using Request =
+    std::variant<RegisterRequest, HeartbeatRequest, NewInputsRequest, CrashRequest,
+                 ListCampaignsRequest, StatusRequest, ListCrashesRequest, GetCrashRequest,
+                 StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest>;
+
+// ---- Replies ----------------------------------------------------------------------------
+
+// ErrorCode of schema/controller.capnp, in the same order.
+enum class ErrorCode : uint8_t {
+  kMalformed,
+  kWrongVersion,
+  kInvalidName,
+  kUnknownCampaign,
+  kUnknownNode,
+  kConflict,
+  kTooLarge,
+  kNotFound,
+  kStorage,
+  kUnimplemented,
+  kNotARequest,
+};
+inline constexpr size_t kNumErrorCodes = 11;
+
+// "malformed", "wrong_version", ... for logs and status lines.
+const char* ErrorCodeName(ErrorCode code);
+
+struct ErrorReply {
+  ErrorCode code = ErrorCode::kMalformed;
+  std::string message;
+};
+
+struct RegisterReply {
+  bool stopped = false;
+  uint64_t corpus_entries = 0;
+};
+
+struct HeartbeatReply {
+  bool stop = false;
+  std::vector<std::string> minimize;  // signatures to minimize and report again
+};
+
+struct InputsReply {
+  uint32_t added = 0;
+  uint32_t duplicates = 0;
+  uint32_t not_needed = 0;
+};
+
+struct CrashReply {
+  uint64_t count = 0;
+  bool new_signature = false;
+  bool minimized = false;
+};
+
+struct BuildInfo {
+  std::string build_id;
+  int64_t first_seen_unix_ms = 0;
+  int64_t last_seen_unix_ms = 0;
+};
+
+struct CampaignSummary {
+  std::string name;
+  std::string target;
+  std::string build_id;  // current
+  std::vector<BuildInfo> builds;
+  std::string options;
+  bool stopped = false;
+  int64_t created_unix_ms = 0;
+  uint32_t nodes_alive = 0;
+  uint32_t nodes_lost = 0;
+};
+
+struct CampaignsReply {
+  std::vector<CampaignSummary> campaigns;
+};
+
+enum class NodeState : uint8_t { kAlive, kLost };
+
+struct NodeStatus {
+  std::string node_id;
+  std::string campaign;
+  std::string build_id;
+  std::string host;
+  uint32_t workers = 0;
+  NodeState state = NodeState::kLost;
+  uint64_t last_heartbeat_age_ms = 0;
+  NodeStats stats;
+};
+
+struct CampaignStatus {
+  std::string name;
+  std::string build_id;
+  bool stopped = false;
+  uint32_t nodes_alive = 0;
+  uint32_t nodes_lost = 0;
+  uint64_t execs_per_second = 0;
+  uint64_t executions = 0;
+  uint64_t edges = 0;
+  uint64_t features = 0;
+  uint64_t corpus_entries = 0;
+  uint64_t corpus_features = 0;
+  uint64_t crashes = 0;
+  uint64_t rss_bytes = 0;
+};
+
+struct StatusReply {
+  std::vector<CampaignStatus> campaigns;
+  std::vector<NodeStatus> nodes;
+  bool truncated = false;
+};
+
+struct CrashSummary {
+  std::string signature;
+  std::string kind;
+  uint64_t count = 0;
+  uint64_t input_size = 0;
+  bool minimized = false;
+  int64_t first_seen_unix_ms = 0;
+  int64_t last_seen_unix_ms = 0;
+  uint32_t nodes = 0;
+};
+
+struct CrashListReply {
+  std::vector<CrashSummary> crashes;
+  bool truncated = false;
+};
+
+struct CrashDetailReply {
+  CrashSummary summary;
+  std::vector<uint8_t> input;
+  std::string report;
+};
+
+struct CampaignStateReply {
+  std::string name;
+  bool stopped = false;
+};
+
+struct CorpusInfoReply {
+  std::string name;
+  std::string build_id;
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  uint64_t features = 0;
+  int64_t last_merge_unix_ms = 0;
+};
+
+struct MergeReply {
+  uint64_t entries_before = 0;
+  uint64_t entries_after = 0;
+  uint64_t features = 0;
+  uint64_t duration_ms = 0;
+};
+
+using Reply = std::variant<ErrorReply, RegisterReply, HeartbeatReply, InputsReply, CrashReply,
+                           CampaignsReply, StatusReply, CrashListReply, CrashDetailReply,
+                           CampaignStateReply, CorpusInfoReply, MergeReply>;
+
+}  // namespace pollen::controller
+
+#endif  // POLLEN_CONTROLLER_CONTROLLER_MESSAGE_H_

@@ -1,0 +1,166 @@
+#include "controller/merged_corpus.h"
+
+#include <vector>
+
+#include "engine/clock.h"
+#include "engine/hex.h"
+#include "storage/corpus_merger.h"
+
+namespace pollen::controller {
+namespace {
+
+// A store key (40 hex digits) as a Hash; false when it is not one.
+bool ParseHexHash(std::string_view hex, Hash* out) {
+  if (hex.size() != 2 * sizeof(Hash)) return false;
+  for (size_t i = 0; i < sizeof(Hash); i++) {
+    int hi = engine::HexDigitValue(hex[2 * i]), lo = engine::HexDigitValue(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    (*out)[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return true;
+}
+
+std::string HexOf(const Hash& h) { return engine::ToHex(h.data(), h.size()); }
+
+}  // namespace
+
+Result<std::unique_ptr<MergedCorpus>> MergedCorpus::Open(const std::string& path,
+                                                         const storage::CampaignId& campaign) {
+  storage::StoreOptions options;
+  // One store per build: features of another build would be wrong here.
+  options.accept_build_id_change = false;
+  auto store = storage::CorpusStore::Open(path, campaign, options);
+  if (!store.ok()) return store.status();
+  std::unique_ptr<MergedCorpus> corpus(new MergedCorpus(std::move(store).value()));
+  if (Status s = corpus->Load(); !s.ok()) return s;
+  return corpus;
+}
+
+Status MergedCorpus::Load() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status bad_key;
+  Status s = store_->ForEachEntry([&](std::string_view key, const storage::EntryMeta& meta) {
+    Hash hash;
+    if (!ParseHexHash(key, &hash)) {
+      bad_key = Status::Error("merged corpus " + store_->path() + ": entry key '" +
+                              std::string(key.substr(0, 64)) + "' is not a SHA-1");
+      return false;
+    }
+    sizes_.emplace(hash, meta.size);
+    bytes_ += meta.size;
+    features_.insert(meta.features.begin(), meta.features.end());
+    return true;
+  });
+  if (!s.ok()) return s;
+  return bad_key;
+}
+
+Result<InsertReport> MergedCorpus::Insert(std::span<const InputEntry> entries,
+                                          std::string_view origin, int64_t now_unix_ms) {
+  InsertReport report;
+  std::lock_guard<std::mutex> lock(mu_);
+  // What this call adds, kept apart until the write succeeds.
+  std::vector<const InputEntry*> kept;
+  std::vector<uint32_t> new_features;
+  std::unordered_set<uint32_t> batch_features;
+  std::unordered_set<Hash, HashHasher> batch_hashes;
+  for (const InputEntry& e : entries) {
+    if (sizes_.count(e.hash) != 0 || batch_hashes.count(e.hash) != 0) {
+      report.duplicates++;
+      continue;
+    }
+    bool adds = false;
+    for (uint32_t f : e.features) {
+      if (features_.count(f) == 0 && batch_features.insert(f).second) {
+        new_features.push_back(f);
+        adds = true;
+      }
+    }
+    if (!adds) {
+      report.not_needed++;
+      continue;
+    }
+    batch_hashes.insert(e.hash);
+    kept.push_back(&e);
+  }
+  if (kept.empty()) return report;
+
+  std::vector<std::string> keys;
+  std::vector<storage::EntryMeta> metas;
+  std::vector<storage::NewEntry> batch;
+  keys.reserve(kept.size());
+  metas.reserve(kept.size());
+  for (const InputEntry* e : kept) {
+    keys.push_back(HexOf(e->hash));
+    storage::EntryMeta meta;
+    meta.size = e->bytes.size();
+    meta.features = e->features;  // ascending, checked by the codec
+    meta.origin = std::string(origin);
+    meta.first_seen_unix_ms = now_unix_ms;
+    metas.push_back(std::move(meta));
+  }
+  for (size_t i = 0; i < kept.size(); i++) batch.push_back({keys[i], kept[i]->bytes, &metas[i]});
+  if (Status s = store_->PutEntries(batch); !s.ok()) return s;
+
+  for (const InputEntry* e : kept) {
+    sizes_.emplace(e->hash, e->bytes.size());
+    bytes_ += e->bytes.size();
+  }
+  features_.insert(new_features.begin(), new_features.end());
+  report.added = static_cast<uint32_t>(kept.size());
+  inserted_since_maintain_ += kept.size();
+  return report;
+}
+
+Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
+  const uint64_t start_ms = engine::MonotonicMs();
+  MaintainReport report;
+  uint64_t inserted_before;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    report.entries_before = sizes_.size();
+    inserted_before = inserted_since_maintain_;
+  }
+  // Every entry has trusted features (this store's build, never featureless), so the merge
+  // executes nothing: it needs no executor.
+  storage::MergeOptions options;
+  options.now_unix_ms = now_unix_ms;
+  storage::CorpusMerger merger(store_.get(), nullptr, options);
+  Result<storage::MergeReport> merged = merger.Run();
+  if (!merged.ok()) return merged.status();
+  std::vector<Hash> superseded;
+  Status bad_key;
+  Status s = store_->ForEachAux(storage::AuxTable::kSuperseded,
+                                [&](std::string_view key, std::string_view) {
+                                  Hash hash;
+                                  if (ParseHexHash(key, &hash)) superseded.push_back(hash);
+                                  return true;
+                                });
+  if (!s.ok()) return s;
+  Result<storage::CompactReport> compacted = storage::CompactStore(*store_);
+  if (!compacted.ok()) return compacted.status();
+
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Hash& h : superseded) {
+    auto it = sizes_.find(h);
+    if (it == sizes_.end()) continue;
+    bytes_ -= it->second;
+    sizes_.erase(it);
+  }
+  report.removed = superseded.size();
+  report.entries_after = sizes_.size();
+  report.features = features_.size();
+  report.disk_bytes_after = compacted->after.disk_bytes;
+  report.duration_ms = engine::MonotonicMs() - start_ms;
+  inserted_since_maintain_ -= inserted_before;
+  last_maintain_unix_ms_ = now_unix_ms;
+  return report;
+}
+
+MergedCorpus::Info MergedCorpus::info() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Info{sizes_.size(), bytes_, features_.size(), inserted_since_maintain_,
+              last_maintain_unix_ms_};
+}
+
+}  // namespace pollen::controller
