@@ -21,7 +21,7 @@ void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags) {
   parser->Add("timeout", &flags->timeout, "seconds to wait for each answer of the controller");
 }
 
-Result<std::unique_ptr<controller::ControllerClient>> ConnectToController(
+Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
     const ControllerConnectionFlags& flags) {
   if (flags.controller.empty()) {
     return Status::Error(
@@ -34,20 +34,23 @@ Result<std::unique_ptr<controller::ControllerClient>> ConnectToController(
                                : "the controller needs --key=PREFIX and --controller-key=FILE "
                                  "(CURVE), or --insecure-plaintext for a plain-text controller");
   }
-  controller::ControllerClientOptions options;
-  if (curve) {
-    if (flags.key.empty() || flags.controller_key.empty()) {
-      return Status::Error("CURVE needs both --key=PREFIX (this host's keys) and "
-                           "--controller-key=FILE (the controller's .pub)");
-    }
-    Result<controller::ControllerClientOptions> from_files =
-        controller::ClientOptionsFromKeyFiles(flags.controller, flags.key, flags.controller_key);
-    if (!from_files.ok()) return from_files.status();
-    options = std::move(from_files.value());
-  } else {
+  if (!curve) {
+    controller::ControllerClientOptions options;
     options.controller = flags.controller;
+    return options;
   }
-  return controller::ConnectController(options);
+  if (flags.key.empty() || flags.controller_key.empty()) {
+    return Status::Error("CURVE needs both --key=PREFIX (this host's keys) and "
+                         "--controller-key=FILE (the controller's .pub)");
+  }
+  return controller::ClientOptionsFromKeyFiles(flags.controller, flags.key, flags.controller_key);
+}
+
+Result<std::unique_ptr<controller::ControllerClient>> ConnectToController(
+    const ControllerConnectionFlags& flags) {
+  Result<controller::ControllerClientOptions> options = ControllerClientOptionsFrom(flags);
+  if (!options.ok()) return options.status();
+  return controller::ConnectController(*options);
 }
 
 }  // namespace pollen::cli

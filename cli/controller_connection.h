@@ -35,7 +35,12 @@ void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags);
 // The text --help prints after the flags, on the environment variables.
 extern const char kControllerFlagsHelp[];
 
-// Checks the flags, reads the key files, connects. Errors say which flag or file is wrong.
+// Checks the flags and reads the key files: the options a ControllerClient or a stream
+// (controller/stream_client.h) takes. Errors say which flag or file is wrong.
+Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
+    const ControllerConnectionFlags& flags);
+
+// ControllerClientOptionsFrom, then connects.
 Result<std::unique_ptr<controller::ControllerClient>> ConnectToController(
     const ControllerConnectionFlags& flags);
 

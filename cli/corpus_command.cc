@@ -1,4 +1,5 @@
-// pollen corpus SUBCOMMAND ...: inspect and maintain a corpus store.
+// pollen corpus SUBCOMMAND ...: inspect and maintain a corpus store; pull and push a
+// campaign's corpus (cli/corpus_sync_command.cc).
 //
 // One function per subcommand; CorpusCommand only dispatches. The store is given either as
 // its own directory or as a work directory of `pollen fuzz` (which keeps it in "corpus/").
@@ -16,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/corpus_common.h"
+#include "cli/corpus_sync_command.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
 #include "storage/corpus_store.h"
@@ -29,8 +31,9 @@ namespace fs = std::filesystem;
 const char kCorpusUsage[] =
     "Usage: pollen corpus SUBCOMMAND STORE_OR_WORKDIR [args] [flags]\n"
     "\n"
-    "Inspects and maintains a corpus store. STORE_OR_WORKDIR is a store directory or a\n"
-    "work directory of `pollen fuzz` (such as .pollen/TARGET), whose store is its corpus/.\n"
+    "Inspects and maintains a corpus store, and moves corpora to and from the controller.\n"
+    "STORE_OR_WORKDIR is a store directory or a work directory of `pollen fuzz` (such as\n"
+    ".pollen/TARGET), whose store is its corpus/.\n"
     "\n"
     "Subcommands:\n"
     "  stats STORE_OR_WORKDIR            entries, sizes, compression, crashes, target, build\n"
@@ -39,6 +42,8 @@ const char kCorpusUsage[] =
     "  export STORE_OR_WORKDIR DIR       write each entry as a file into DIR\n"
     "  merge STORE_OR_WORKDIR SOURCE...  merge other corpora into the store\n"
     "  compact STORE_OR_WORKDIR          drop superseded entries and compact the files\n"
+    "  pull --campaign=NAME DIR          a campaign's corpus from the controller into DIR\n"
+    "  push --campaign=NAME DIR...       seeds and regression inputs to a campaign's nodes\n"
     "\n"
     "stats and ls open the store read-only: they work while `pollen fuzz` writes it, and\n"
     "show what it had written when they started.\n"
@@ -153,6 +158,7 @@ int CorpusCommand(int argc, char** argv) {
   static constexpr Subcommand kSubcommands[] = {
       {"stats", StatsCommand},   {"ls", LsCommand},       {"import", ImportCommand},
       {"export", ExportCommand}, {"merge", MergeCommand}, {"compact", CompactCommand},
+      {"pull", PullCommand},     {"push", PushCommand},
   };
   for (const Subcommand& s : kSubcommands) {
     if (s.name == subcommand) return s.run(argc - 1, argv + 1);

@@ -72,9 +72,11 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
 
   std::unique_ptr<node::CoordinatorObserver> observer;
   if (make_observer) {
-    auto made_observer = make_observer(SessionInfo{name, build_id.value(), store.value().get()});
+    auto made_observer =
+        make_observer(SessionInfo{name, build_id.value(), store.value().get(), &launcher});
     if (!made_observer.ok()) return UsageError(made_observer.status().message());
     observer = std::move(made_observer).value();
+    if (observer->StopRequested()) return kExitOk;  // the observer said why
   }
 
   spdlog::info("pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries, workdir {}",
@@ -96,7 +98,10 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                "  coverage:     %zu edges, %zu features\n"
                "  corpus:       %zu entries, %lu bytes (stored in %s/corpus)\n"
                "  failures:     %lu\n",
-               s.interrupted ? "interrupted" : (s.failures ? "failure found" : "done"),
+               s.stopped       ? "stopped"
+               : s.interrupted ? "interrupted"
+               : s.failures    ? "failure found"
+                               : "done",
                static_cast<unsigned long>(s.executions), s.seconds,
                s.seconds > 0 ? static_cast<double>(s.executions) / s.seconds : 0.0, s.edges, s.features,
                s.corpus_entries, static_cast<unsigned long>(s.corpus_bytes), options.workdir.c_str(),

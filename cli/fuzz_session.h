@@ -12,6 +12,7 @@
 #include "engine/status.h"
 #include "node/coordinator_observer.h"
 #include "node/fuzz_options.h"
+#include "node/worker_launcher.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::cli {
@@ -24,6 +25,8 @@ struct SessionInfo {
   std::string target_name;  // the target's file name
   std::string build_id;     // BuildIdOf(target)
   storage::CorpusStore* store = nullptr;
+  // The coordinator's launcher (for an observer that minimizes crashes); outlives the run.
+  node::WorkerLauncher* launcher = nullptr;
 };
 
 // Makes the coordinator's observer; an error ends the session as a set-up error.
@@ -32,7 +35,9 @@ using ObserverFactory =
 
 // Runs one fuzzing session for `options` (target and corpus_dirs set, flags parsed);
 // `command` names it in messages ("fuzz", "node"). `make_observer` may be empty: no
-// observer, which is `pollen fuzz`. Returns the process exit code (cli/commands.h).
+// observer, which is `pollen fuzz`. An observer that requests a stop as soon as it is made
+// (a campaign stopped at the controller) ends the session with exit code 0 before any
+// worker starts. Returns the process exit code (cli/commands.h).
 int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                    const ObserverFactory& make_observer);
 

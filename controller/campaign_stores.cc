@@ -37,4 +37,18 @@ void CampaignStores::ForEachOpen(const std::function<void(CampaignStore&)>& fn) 
   for (auto& [key, store] : open_) fn(*store);
 }
 
+Result<PushedCorpus*> CampaignStores::Pushed(const CampaignRecord& campaign, bool create) {
+  if (auto it = pushed_.find(campaign.name); it != pushed_.end()) return it->second.get();
+  const std::string path = dir_ + "/" + campaign.name + "/_pushed";
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(path, ec)) return static_cast<PushedCorpus*>(nullptr);
+  std::filesystem::create_directories(dir_ + "/" + campaign.name, ec);
+  if (ec) return Status::Error("cannot create " + dir_ + "/" + campaign.name + ": " + ec.message());
+  auto pushed = PushedCorpus::Open(path, campaign.target);
+  if (!pushed.ok()) return pushed.status();
+  PushedCorpus* result = pushed->get();
+  pushed_.emplace(campaign.name, std::move(pushed).value());
+  return result;
+}
+
 }  // namespace pollen::controller

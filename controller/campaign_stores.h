@@ -7,9 +7,9 @@
 // Names were validated (controller/safe_name.h) before they reach here: they cannot leave
 // DATA/campaigns/.
 //
-// Thread safety: Get and Find on the service thread only. The MergedCorpus of an entry may
-// be maintained on another thread (controller/merged_corpus.h); entries are never closed
-// while the controller runs.
+// Thread safety: Get, FindOpen and Pushed on the service thread only. The MergedCorpus of an entry
+// may be maintained on another thread (controller/merged_corpus.h); entries are never closed while
+// the controller runs.
 #ifndef POLLEN_CONTROLLER_CAMPAIGN_STORES_H_
 #define POLLEN_CONTROLLER_CAMPAIGN_STORES_H_
 
@@ -21,6 +21,7 @@
 
 #include "controller/crash_triage.h"
 #include "controller/merged_corpus.h"
+#include "controller/pushed_corpus.h"
 #include "controller/registry_db.h"
 #include "controller/registry_records.h"
 #include "engine/status.h"
@@ -50,6 +51,12 @@ class CampaignStores {
   // Calls fn for every open store.
   void ForEachOpen(const std::function<void(CampaignStore&)>& fn);
 
+  // The inputs pushed to `campaign` (controller/pushed_corpus.h), in
+  // DATA/campaigns/<name>/_pushed/ (a name no build id can take: build ids start with a
+  // letter or digit), opened if needed. With create = false, null when nothing was ever
+  // pushed to the campaign. Errors: those of opening the store, naming its path.
+  Result<PushedCorpus*> Pushed(const CampaignRecord& campaign, bool create);
+
   // Where the store of a campaign build lives.
   std::string PathOf(const std::string& campaign, const std::string& build_id) const {
     return dir_ + "/" + campaign + "/" + build_id;
@@ -59,6 +66,7 @@ class CampaignStores {
   const std::string dir_;
   RegistryDb* db_;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<CampaignStore>> open_;
+  std::map<std::string, std::unique_ptr<PushedCorpus>, std::less<>> pushed_;
 };
 
 }  // namespace pollen::controller

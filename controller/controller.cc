@@ -19,12 +19,15 @@
 #include "controller/node_registry.h"
 #include "controller/registry_db.h"
 #include "controller/request_handler.h"
+#include "controller/stream_resources.h"
+#include "controller/stream_server.h"
 #include "engine/clock.h"
 
 namespace pollen::controller {
 namespace {
 
 constexpr int kPollMs = 100;
+constexpr int kRetryPollMs = 5;     // while a stream's chunk waits for room in a peer's queue
 constexpr uint64_t kTickMs = 1000;  // node expiry and saving, status snapshot
 
 int64_t NowUnixMs() {
@@ -59,6 +62,8 @@ class ControllerImpl : public Controller {
   void ScheduleMerge(const std::string& routing_id, uint64_t request_id,
                      const MergeCorpusRequest& request);
   void Send(const std::string& routing_id, uint64_t request_id, const Reply& reply);
+  // One frame to a peer for the stream server, never waiting.
+  StreamServer::SendResult SendFrame(const std::string& routing_id, zmq::message_t& frame);
   void Tick(uint64_t now_ms);
   void ScheduleMerges();
   void DeliverMerges();
@@ -83,6 +88,9 @@ class ControllerImpl : public Controller {
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
   ControllerStatus snapshot_;
+  // Last: their streams end (pushes save their cursors) before the stores and the socket go.
+  std::unique_ptr<StreamResources> stream_resources_;
+  std::unique_ptr<StreamServer> streams_;
 };
 
 Status ControllerImpl::Start() {
@@ -119,6 +127,13 @@ Status ControllerImpl::OpenData() {
   handler_ = std::make_unique<RequestHandler>(campaigns_.get(), nodes_.get(), stores_.get(),
                                               options_.limits);
   worker_ = std::make_unique<MaintenanceWorker>(NowUnixMs);
+  stream_resources_ =
+      std::make_unique<StreamResources>(campaigns_.get(), stores_.get(), db_.get(), NowUnixMs);
+  streams_ = std::make_unique<StreamServer>(
+      options_.streams, options_.limits.stream, stream_resources_.get(),
+      [this](const std::string& routing_id, zmq::message_t& frame) {
+        return SendFrame(routing_id, frame);
+      });
   return Status::Ok();
 }
 
@@ -156,16 +171,19 @@ Status ControllerImpl::Bind() {
 
 void ControllerImpl::Run(const std::function<bool()>& should_stop) {
   uint64_t last_tick = 0, last_status = engine::MonotonicMs();
+  bool stream_waiting = false;
   while (!stop_.load() && !(should_stop && should_stop())) {
     zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
     if (zap_) items[1].socket = zap_->socket().handle();
     try {
-      zmq::poll(items, zap_ ? 2 : 1, std::chrono::milliseconds(kPollMs));
+      zmq::poll(items, zap_ ? 2 : 1,
+                std::chrono::milliseconds(stream_waiting ? kRetryPollMs : kPollMs));
       if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->HandlePending();
       if (items[0].revents & ZMQ_POLLIN) ReceiveBatch();
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) spdlog::warn("controller: {}", e.what());
     }
+    stream_waiting = streams_->Pump();
     DeliverMerges();
     uint64_t now = engine::MonotonicMs();
     if (now - last_tick >= kTickMs) {
@@ -218,6 +236,17 @@ void ControllerImpl::HandleFrame(const std::string& routing_id, const zmq::messa
   if (auto* merge = std::get_if<MergeCorpusRequest>(&request.request)) {
     return ScheduleMerge(routing_id, request.request_id, *merge);
   }
+  if (auto* stream = std::get_if<StreamRequest>(&request.request)) {
+    return streams_->OnMessage(routing_id, stream->message, request.chunk_data,
+                               engine::MonotonicMs());
+  }
+  if (auto* push = std::get_if<PushCorpusRequest>(&request.request)) {
+    if (auto error =
+            streams_->OnPush(routing_id, request.request_id, *push, engine::MonotonicMs())) {
+      Send(routing_id, request.request_id, *error);
+    }
+    return;
+  }
   Send(routing_id, request.request_id,
        handler_->Handle(request.request, NowUnixMs(), engine::MonotonicMs()));
 }
@@ -255,6 +284,21 @@ void ControllerImpl::Send(const std::string& routing_id, uint64_t request_id, co
   }
 }
 
+StreamServer::SendResult ControllerImpl::SendFrame(const std::string& routing_id,
+                                                   zmq::message_t& frame) {
+  try {
+    if (!router_.send(zmq::buffer(routing_id),
+                      zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+      return StreamServer::SendResult::kFull;
+    }
+    router_.send(frame, zmq::send_flags::dontwait);  // the rest of a message always goes
+    return StreamServer::SendResult::kSent;
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EHOSTUNREACH) spdlog::warn("controller: stream send failed: {}", e.what());
+    return StreamServer::SendResult::kGone;
+  }
+}
+
 void ControllerImpl::Tick(uint64_t now_ms) {
   const int64_t now = NowUnixMs();
   std::vector<std::string> lost;
@@ -271,6 +315,7 @@ void ControllerImpl::Tick(uint64_t now_ms) {
                  it == nodes_->nodes().end() ? "?" : it->second.campaign,
                  static_cast<double>(options_.lost_after_ms) / 1000);
   }
+  streams_->Expire(now_ms);
   if (options_.merge_every_ms > 0 && now_ms - last_merge_round_ms_ >= options_.merge_every_ms) {
     if (last_merge_round_ms_ != 0) ScheduleMerges();  // not at start: nothing grew yet
     last_merge_round_ms_ = now_ms;
@@ -312,6 +357,7 @@ void ControllerImpl::Snapshot() {
     counters_.handshakes_refused = zap_->refused();
   }
   counters_.campaigns = campaigns_->campaigns().size();
+  counters_.streams = streams_->counters();
   std::lock_guard<std::mutex> lock(mu_);
   snapshot_ = counters_;
 }

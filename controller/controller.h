@@ -9,9 +9,11 @@
 // rules). Every frame from outside is validated; a bad one gets an error reply and is
 // counted, never more.
 //
-// The service loop (Run) answers requests, marks silent nodes lost, saves node records, and
-// hands corpus merges to a maintenance thread: every merge_every_ms for each corpus that
-// grew, and on a developer's mergeCorpus request (answered when the merge ends).
+// The service loop (Run) answers requests, serves NamedByteSequence streams between them
+// (corpus pulls and pushes, per credit: controller/stream_server.h), marks silent nodes lost,
+// saves node records, and hands corpus merges to a maintenance thread: every merge_every_ms
+// for each corpus that grew, and on a developer's mergeCorpus request (answered when the
+// merge ends).
 #ifndef POLLEN_CONTROLLER_CONTROLLER_H_
 #define POLLEN_CONTROLLER_CONTROLLER_H_
 

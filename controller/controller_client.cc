@@ -100,20 +100,12 @@ void ControllerClientImpl::Wait(uint64_t ms, bool for_reply) {
 }
 
 Status ControllerClientImpl::Refused() const {
-  return Status::Error("controller at " + options_.controller +
-                       " refused this key: add its .pub file to the controller's authorized/ "
-                       "directory, then try again");
+  return Status::Error(RefusedKeyText(options_.controller));
 }
 
 Status ControllerClientImpl::TimedOut(int timeout_ms) const {
-  std::string hint =
-      ever_connected_ ? ""
-      : options_.keys.secret_key.empty()
-          ? " (no connection was made: is it running at that address, and in plain text?)"
-          : " (no connection was made: is it running at that address, and is its public "
-            "key the one given?)";
-  return Status::Error("controller at " + options_.controller + " did not answer within " +
-                       Seconds(timeout_ms) + hint);
+  return Status::Error(NoAnswerText(options_.controller, timeout_ms, ever_connected_,
+                                    !options_.keys.secret_key.empty()));
 }
 
 Result<Reply> ControllerClientImpl::Request(const controller::Request& request, int timeout_ms) {
@@ -174,6 +166,22 @@ Result<Reply> ControllerClientImpl::Request(const controller::Request& request, 
 }
 
 }  // namespace
+
+std::string RefusedKeyText(const std::string& endpoint) {
+  return "controller at " + endpoint +
+         " refused this key: add its .pub file to the controller's authorized/ directory, then "
+         "try again";
+}
+
+std::string NoAnswerText(const std::string& endpoint, int timeout_ms, bool ever_connected,
+                         bool curve) {
+  const char* hint =
+      ever_connected ? ""
+      : curve        ? " (no connection was made: is it running at that address, and is its public "
+                       "key the one given?)"
+              : " (no connection was made: is it running at that address, and in plain text?)";
+  return "controller at " + endpoint + " did not answer within " + Seconds(timeout_ms) + hint;
+}
 
 Result<ControllerClientOptions> ClientOptionsFromKeyFiles(const std::string& controller,
                                                           const std::string& key_prefix,

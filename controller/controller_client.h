@@ -62,6 +62,14 @@ class ControllerClient {
   virtual const std::string& endpoint() const = 0;
 };
 
+// The errors a client words for the two ways a connection fails, shared by every connection
+// to the controller (requests, streams): "controller at ADDR refused this key: ..." and
+// "controller at ADDR did not answer within N s (no connection was made: ...)" (the hint
+// only when no connection was ever made; `curve`: keys were given).
+std::string RefusedKeyText(const std::string& endpoint);
+std::string NoAnswerText(const std::string& endpoint, int timeout_ms, bool ever_connected,
+                         bool curve);
+
 // Creates the connection, which completes in the background (Request waits for it).
 // Errors: invalid keys or endpoint.
 Result<std::unique_ptr<ControllerClient>> ConnectController(const ControllerClientOptions& options);

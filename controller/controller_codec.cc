@@ -30,12 +30,10 @@ capnp::ReaderOptions Limits(size_t words) {
 
 // Opens words, checks the version, and calls decode(root) for the body.
 template <typename Decoded, typename Fn>
-std::variant<Decoded, DecodeError> Open(const std::vector<uint64_t>& words, Fn decode) {
+std::variant<Decoded, DecodeError> Open(kj::ArrayPtr<const capnp::word> words, Fn decode) {
   uint64_t request_id = 0;
   try {
-    capnp::FlatArrayMessageReader reader(
-        kj::arrayPtr(reinterpret_cast<const capnp::word*>(words.data()), words.size()),
-        Limits(words.size()));
+    capnp::FlatArrayMessageReader reader(words, Limits(words.size()));
     M::Reader m = reader.getRoot<M>();
     request_id = m.getRequestId();
     if (m.getProtocolVersion() != wire::CONTROLLER_PROTOCOL_VERSION) {
@@ -88,6 +86,19 @@ std::vector<uint8_t> ControllerCodec::EncodeReply(uint64_t request_id, const Rep
   return Flatten(builder);
 }
 
+void ControllerCodec::EncodeStream(uint64_t request_id, const transfer::StreamMessage& message,
+                                   std::string* out) {
+  transfer::EncodeWrappedStreamMessage(
+      message,
+      [request_id](capnp::MessageBuilder& builder) {
+        auto m = builder.initRoot<M>();
+        m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
+        m.setRequestId(request_id);
+        return m.initStream();
+      },
+      out);
+}
+
 std::optional<DecodeError> ControllerCodec::Load(const void* data, size_t size) {
   if (size > limits_.max_message_bytes) {
     return DecodeError{ErrorCode::kTooLarge,
@@ -99,8 +110,15 @@ std::optional<DecodeError> ControllerCodec::Load(const void* data, size_t size) 
     return fields::Malformed("not a controller message: " + std::to_string(size) +
                              " bytes is not a whole number of words");
   }
+  // Cap'n Proto reads words in place: an aligned frame (libzmq's usually are) is read where
+  // it is, another is copied into words_ first.
+  if (reinterpret_cast<uintptr_t>(data) % alignof(capnp::word) == 0) {
+    loaded_ = kj::arrayPtr(static_cast<const capnp::word*>(data), size / sizeof(capnp::word));
+    return std::nullopt;
+  }
   words_.resize(size / sizeof(capnp::word));
   std::memcpy(words_.data(), data, size);
+  loaded_ = kj::arrayPtr(reinterpret_cast<const capnp::word*>(words_.data()), words_.size());
   return std::nullopt;
 }
 
@@ -108,12 +126,8 @@ std::variant<DecodedRequest, DecodeError> ControllerCodec::DecodeRequest(const v
                                                                          size_t size) {
   if (auto error = Load(data, size)) return *std::move(error);
   return Open<DecodedRequest>(
-      words_, [&](M::Reader m, DecodedRequest* out) -> std::optional<DecodeError> {
-        if (m.which() == M::STREAM) {
-          return DecodeError{ErrorCode::kUnimplemented,
-                             "this controller does not serve streams yet", 0};
-        }
-        if (static_cast<int>(m.which()) > static_cast<int>(M::STREAM)) {
+      loaded_, [&](M::Reader m, DecodedRequest* out) -> std::optional<DecodeError> {
+        if (static_cast<int>(m.which()) > static_cast<int>(M::PUSH_CORPUS)) {
           return DecodeError{ErrorCode::kUnimplemented,
                              "message kind " + std::to_string(static_cast<int>(m.which())) +
                                  " is newer than this controller",
@@ -122,15 +136,15 @@ std::variant<DecodedRequest, DecodeError> ControllerCodec::DecodeRequest(const v
         if (!fields::IsRequestKind(m.which())) {
           return DecodeError{ErrorCode::kNotARequest, "a reply was sent to the controller", 0};
         }
-        return fields::DecodeRequestBody(m, limits_, &out->request);
+        return fields::DecodeRequestBody(m, limits_, &out->request, &out->chunk_data);
       });
 }
 
 std::variant<DecodedReply, DecodeError> ControllerCodec::DecodeReply(const void* data,
                                                                      size_t size) {
   if (auto error = Load(data, size)) return *std::move(error);
-  return Open<DecodedReply>(words_, [&](M::Reader m, DecodedReply* out) {
-    return fields::DecodeReplyBody(m, &out->reply);
+  return Open<DecodedReply>(loaded_, [&](M::Reader m, DecodedReply* out) {
+    return fields::DecodeReplyBody(m, limits_, &out->reply, &out->chunk_data);
   });
 }
 

@@ -257,17 +257,66 @@ TEST_F(ControllerCodecTest, InvalidFeatureEncodingsAreRefused) {
   EXPECT_NE(e.message.find("feature"), std::string::npos) << e.message;
 }
 
-TEST_F(ControllerCodecTest, StreamsAreReservedButNotServedYet) {
-  capnp::MallocMessageBuilder builder;
-  auto m = builder.initRoot<wire::ControllerMessage>();
-  m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
-  m.setRequestId(12);
-  m.initStream().setStreamId(1);
-  kj::Array<capnp::word> flat = capnp::messageToFlatArray(builder);
-  std::vector<uint8_t> bytes(flat.asBytes().begin(), flat.asBytes().end());
-  DecodeError e = RefusedBytes(bytes);
-  EXPECT_EQ(e.code, ErrorCode::kUnimplemented);
-  EXPECT_EQ(e.request_id, 12u);
+TEST_F(ControllerCodecTest, StreamMessagesAndPushRequestsRoundTrip) {
+  auto push = std::get<PushCorpusRequest>(
+      RoundTrip(PushCorpusRequest{{"json", ""}, "push-0123abcd", 77}).request);
+  EXPECT_EQ(push.campaign.name, "json");
+  EXPECT_EQ(push.push_id, "push-0123abcd");
+  EXPECT_EQ(push.stream_id, 77u);
+
+  auto open = std::get<StreamRequest>(
+      RoundTrip(StreamRequest{transfer::StreamOpen{3, "corpus/json", "00ff", 8}}).request);
+  const auto& o = std::get<transfer::StreamOpen>(open.message);
+  EXPECT_EQ(o.stream_id, 3u);
+  EXPECT_EQ(o.resource, "corpus/json");
+  EXPECT_EQ(o.resume_after, "00ff");
+  EXPECT_EQ(o.credit, 8u);
+
+  // A chunk, encoded on the hot path: its data is read in place in the codec's buffer.
+  std::string frame;
+  const std::string data(5000, 'x');
+  ControllerCodec::EncodeStream(0, transfer::StreamChunk{3, 4, data, true}, &frame);
+  auto decoded = codec_.DecodeRequest(frame.data(), frame.size());
+  ASSERT_TRUE(std::holds_alternative<DecodedRequest>(decoded));
+  const DecodedRequest& d = std::get<DecodedRequest>(decoded);
+  const auto& chunk = std::get<transfer::StreamChunk>(std::get<StreamRequest>(d.request).message);
+  EXPECT_EQ(chunk.seq, 4u);
+  EXPECT_TRUE(chunk.last);
+  EXPECT_EQ(d.chunk_data, data);
+  // Read in place from an aligned frame; copied first from one that is not.
+  EXPECT_TRUE(d.chunk_data.data() >= frame.data() &&
+              d.chunk_data.data() < frame.data() + frame.size());
+  std::vector<uint64_t> shifted(frame.size() / 8 + 1);
+  char* unaligned = reinterpret_cast<char*>(shifted.data()) + 4;
+  std::memcpy(unaligned, frame.data(), frame.size());
+  auto copied = codec_.DecodeRequest(unaligned, frame.size());
+  ASSERT_TRUE(std::holds_alternative<DecodedRequest>(copied));
+  EXPECT_EQ(std::get<DecodedRequest>(copied).chunk_data, data);
+
+  auto reply = std::get<StreamReply>(
+      RoundTripReply(StreamReply{transfer::StreamError{3, "no campaign 'x'"}}).reply);
+  EXPECT_EQ(std::get<transfer::StreamError>(reply.message).text, "no campaign 'x'");
+}
+
+TEST_F(ControllerCodecTest, BadStreamMessagesAndPushIdsAreRefused) {
+  // A resume cursor that is not a record name.
+  DecodeError e = Refused(StreamRequest{transfer::StreamOpen{1, "corpus/json", "../x", 8}});
+  EXPECT_EQ(e.code, ErrorCode::kMalformed);
+  EXPECT_NE(e.message.find("resume cursor"), std::string::npos) << e.message;
+  EXPECT_EQ(e.request_id, 5u);
+  // A chunk over the stream limit.
+  ControllerLimits small;
+  small.stream.max_chunk_bytes = 1000;
+  ControllerCodec codec(small);
+  std::string frame;
+  ControllerCodec::EncodeStream(0, transfer::StreamChunk{1, 0, std::string(1001, 'a'), false},
+                                &frame);
+  auto decoded = codec.DecodeRequest(frame.data(), frame.size());
+  ASSERT_TRUE(std::holds_alternative<DecodeError>(decoded));
+  EXPECT_EQ(std::get<DecodeError>(decoded).code, ErrorCode::kMalformed);
+  // A push id that could not be a key.
+  EXPECT_EQ(Refused(PushCorpusRequest{{"json", ""}, "../up", 1}).code, ErrorCode::kInvalidName);
+  EXPECT_EQ(Refused(PushCorpusRequest{{"json", ""}, "", 1}).code, ErrorCode::kInvalidName);
 }
 
 TEST_F(ControllerCodecTest, ErrorCodesHaveNames) {

@@ -9,14 +9,28 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "transfer/record_codec.h"
+#include "transfer/stream_message.h"
 
 namespace pollen::controller {
 
 // The SHA-1 of an input (engine/sha1.h): the corpus key.
 using Hash = std::array<uint8_t, 20>;
+
+// For hash tables keyed by Hash: its first bytes (a SHA-1's bytes are already uniform).
+struct HashHasher {
+  size_t operator()(const Hash& h) const {
+    size_t v;
+    static_assert(sizeof(v) <= sizeof(Hash));
+    std::memcpy(&v, h.data(), sizeof(v));
+    return v;
+  }
+};
 
 // Bounds on what a message may hold. The controller and its clients use the same values.
 struct ControllerLimits {
@@ -27,6 +41,9 @@ struct ControllerLimits {
   size_t max_options_bytes = 16 << 10;
   size_t max_entries = 4096;      // inputs per NewInputs
   size_t max_features = 1 << 20;  // per feature list
+  // Streams (docs/controller.md, "Streams"): record names and sizes, the largest chunk
+  // accepted (it must fit in a message, with room for the envelope).
+  transfer::StreamLimits stream = {transfer::kMaxRecordNameBytes, 64 << 20, 1 << 20};
 };
 
 // ---- Requests ---------------------------------------------------------------------------
@@ -115,10 +132,24 @@ struct MergeCorpusRequest {
   CampaignRef campaign;
 };
 
+// "I want to push records into the campaign": the controller answers with the open of a
+// stream (it receives, so it opens) carrying the cursor of `push_id`, or an error.
+struct PushCorpusRequest {
+  CampaignRef campaign;  // the build id is ignored
+  std::string push_id;   // a safe name (controller/safe_name.h): what a resumed push gives again
+  uint64_t stream_id = 0;
+};
+
+// One message of a stream (transfer/stream_message.h), either way.
+struct StreamRequest {
+  transfer::StreamMessage message;
+};
+
 using Request =
     std::variant<RegisterRequest, HeartbeatRequest, NewInputsRequest, CrashRequest,
                  ListCampaignsRequest, StatusRequest, ListCrashesRequest, GetCrashRequest,
-                 StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest>;
+                 StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest,
+                 PushCorpusRequest, StreamRequest>;
 
 // ---- Replies ----------------------------------------------------------------------------
 
@@ -154,6 +185,7 @@ struct RegisterReply {
 struct HeartbeatReply {
   bool stop = false;
   std::vector<std::string> minimize;  // signatures to minimize and report again
+  uint64_t pushed_seq = 0;            // inputs pushed to the campaign so far
 };
 
 struct InputsReply {
@@ -259,6 +291,8 @@ struct CorpusInfoReply {
   uint64_t bytes = 0;
   uint64_t features = 0;
   int64_t last_merge_unix_ms = 0;
+  uint64_t pushed_entries = 0;  // pushed to the campaign (any build)
+  uint64_t pull_entries = 0;    // records a whole pull of the corpus sends
 };
 
 struct MergeReply {
@@ -268,9 +302,14 @@ struct MergeReply {
   uint64_t duration_ms = 0;
 };
 
+// A stream message from the controller (in a Reply so that clients decode it as any other).
+struct StreamReply {
+  transfer::StreamMessage message;
+};
+
 using Reply = std::variant<ErrorReply, RegisterReply, HeartbeatReply, InputsReply, CrashReply,
                            CampaignsReply, StatusReply, CrashListReply, CrashDetailReply,
-                           CampaignStateReply, CorpusInfoReply, MergeReply>;
+                           CampaignStateReply, CorpusInfoReply, MergeReply, StreamReply>;
 
 }  // namespace pollen::controller
 

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "broker/curve_keys.h"
 
 namespace pollen::controller {
@@ -33,11 +35,26 @@ Result<ControllerOptions> ControllerOptionsFromFlags(const ControllerFlags& flag
   if (flags.io_threads == 0 || flags.io_threads > 64) {
     return Status::Error("--io-threads must be between 1 and 64");
   }
+  if (flags.max_streams == 0) return Status::Error("--max-streams must be at least 1");
+  if (flags.stream_idle_timeout == 0) {
+    return Status::Error("--stream-idle-timeout must be at least 1 second");
+  }
+  if (flags.max_record_mib == 0 || flags.max_record_mib > 4095) {
+    return Status::Error("--max-record-mib must be between 1 and 4095");
+  }
   ControllerOptions options;
   options.listen = flags.listen;
   options.data_dir = flags.data;
   options.allow_plaintext = flags.insecure_plaintext;
   options.limits.max_message_bytes = static_cast<size_t>(flags.max_message_kib) * 1024;
+  options.limits.stream.max_record_bytes = uint64_t{flags.max_record_mib} << 20;
+  // A chunk travels in one message, with room for the envelope.
+  options.limits.stream.max_chunk_bytes =
+      std::min<size_t>(options.limits.stream.max_chunk_bytes, options.limits.max_message_bytes / 2);
+  options.streams.chunk_bytes =
+      std::min(options.streams.chunk_bytes, options.limits.stream.max_chunk_bytes);
+  options.streams.max_streams = flags.max_streams;
+  options.streams.idle_timeout_ms = uint64_t{flags.stream_idle_timeout} * 1000;
   options.high_water_mark = static_cast<int>(flags.high_water_mark);
   options.io_threads = static_cast<int>(flags.io_threads);
   options.lost_after_ms = uint64_t{flags.lost_after} * 1000;

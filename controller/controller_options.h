@@ -10,6 +10,7 @@
 
 #include "controller/controller_message.h"
 #include "controller/controller_status.h"
+#include "controller/stream_server.h"
 #include "engine/status.h"
 
 namespace pollen::controller {
@@ -28,7 +29,11 @@ namespace pollen::controller {
   X(uint32_t, status_every, 10, "seconds between status lines; 0 = none")                   \
   X(uint32_t, high_water_mark, 10000, "replies queued per peer before more are dropped")    \
   X(uint32_t, max_message_kib, 2048, "largest message accepted, KiB")                       \
-  X(uint32_t, io_threads, 1, "ZeroMQ I/O threads (they do the CURVE encryption)")
+  X(uint32_t, io_threads, 1, "ZeroMQ I/O threads (they do the CURVE encryption)")           \
+  X(uint32_t, max_streams, 16, "streams (corpus pulls and pushes) served at once")          \
+  X(uint32_t, stream_idle_timeout, 60,                                                      \
+    "seconds of silence after which a stream's peer is given up (a push keeps its cursor)") \
+  X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")
 
 struct ControllerFlags {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
@@ -55,6 +60,7 @@ struct ControllerOptions {
   uint64_t forget_after_ms = 24ull * 3600 * 1000;
   uint64_t merge_every_ms = 600 * 1000;  // 0: merges only on demand
   size_t batch = 256;                    // requests handled per wake-up, between timer checks
+  StreamServerOptions streams;           // record sizes are in limits.stream
 
   // Called from Run's thread every status_interval_ms (0: never).
   uint64_t status_interval_ms = 0;

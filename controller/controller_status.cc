@@ -18,6 +18,9 @@ std::string FormatStatus(const ControllerStatus& s) {
   line += " | replies dropped " + std::to_string(s.replies_dropped) + " | merges " +
           std::to_string(s.merges);
   if (s.merge_failures > 0) line += " (" + std::to_string(s.merge_failures) + " failed)";
+  line += " | streams " + std::to_string(s.streams.active) + " active " +
+          std::to_string(s.streams.completed) + " done " + std::to_string(s.streams.failed) +
+          " failed";
   line += " | refused " + std::to_string(s.handshakes_refused);
   return line;
 }

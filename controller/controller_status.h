@@ -10,6 +10,18 @@
 
 namespace pollen::controller {
 
+// The streams' counters (controller/stream_server.h).
+struct StreamCounters {
+  uint64_t active = 0;
+  uint64_t opened = 0;          // pulls and pushes started
+  uint64_t completed = 0;       // acknowledged by the receiver
+  uint64_t failed = 0;          // ended by an error on either side, or silence (expired)
+  uint64_t expired = 0;         // ... by silence
+  uint64_t refused = 0;         // opens refused: too many streams, unknown resource, bad credit
+  uint64_t bytes_sent = 0;      // stream bytes in chunks sent (pulls)
+  uint64_t bytes_received = 0;  // stream bytes in chunks received (pushes)
+};
+
 struct ControllerStatus {
   uint64_t requests = 0;  // frames received (garbage included)
   uint64_t replies = 0;   // replies handed to ZeroMQ
@@ -23,6 +35,7 @@ struct ControllerStatus {
   uint64_t nodes_lost = 0;
   uint64_t merges = 0;  // corpus merges done (periodic and on demand)
   uint64_t merge_failures = 0;
+  StreamCounters streams;
 
   uint64_t Errors() const {
     uint64_t n = 0;

@@ -1,28 +1,13 @@
 #include "controller/merged_corpus.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "controller/record_names.h"
 #include "engine/clock.h"
-#include "engine/hex.h"
 #include "storage/corpus_merger.h"
 
 namespace pollen::controller {
-namespace {
-
-// A store key (40 hex digits) as a Hash; false when it is not one.
-bool ParseHexHash(std::string_view hex, Hash* out) {
-  if (hex.size() != 2 * sizeof(Hash)) return false;
-  for (size_t i = 0; i < sizeof(Hash); i++) {
-    int hi = engine::HexDigitValue(hex[2 * i]), lo = engine::HexDigitValue(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    (*out)[i] = static_cast<uint8_t>(hi * 16 + lo);
-  }
-  return true;
-}
-
-std::string HexOf(const Hash& h) { return engine::ToHex(h.data(), h.size()); }
-
-}  // namespace
 
 Result<std::unique_ptr<MergedCorpus>> MergedCorpus::Open(const std::string& path,
                                                          const storage::CampaignId& campaign) {
@@ -155,6 +140,27 @@ Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
   inserted_since_maintain_ -= inserted_before;
   last_maintain_unix_ms_ = now_unix_ms;
   return report;
+}
+
+std::vector<Hash> MergedCorpus::HashesAfter(std::string_view after) const {
+  std::vector<Hash> hashes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hashes.reserve(sizes_.size());
+    for (const auto& [hash, size] : sizes_) hashes.push_back(hash);
+  }
+  std::sort(hashes.begin(), hashes.end());  // bytes in order: the order of their hex forms
+  if (!after.empty()) {
+    auto first = std::partition_point(hashes.begin(), hashes.end(),
+                                      [&](const Hash& h) { return HexOf(h) <= after; });
+    hashes.erase(hashes.begin(), first);
+  }
+  return hashes;
+}
+
+bool MergedCorpus::Contains(const Hash& hash) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sizes_.count(hash) != 0;
 }
 
 MergedCorpus::Info MergedCorpus::info() const {

@@ -21,7 +21,6 @@
 #define POLLEN_CONTROLLER_MERGED_CORPUS_H_
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -29,6 +28,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "controller/controller_message.h"
 #include "engine/status.h"
@@ -78,18 +78,17 @@ class MergedCorpus {
 
   Info info() const;
 
+  // The hashes of the entries whose hex form is greater than `after` ("" for all), in
+  // ascending order: what a pull of this corpus sends (20 bytes per entry, copied under the
+  // lock; the entries themselves are read from the store one at a time).
+  std::vector<Hash> HashesAfter(std::string_view after) const;
+
+  // True when the corpus holds an entry with this hash.
+  bool Contains(const Hash& hash) const;
+
   storage::CorpusStore& store() { return *store_; }
 
  private:
-  struct HashHasher {
-    size_t operator()(const Hash& h) const {
-      size_t v;
-      static_assert(sizeof(v) <= sizeof(Hash));
-      std::memcpy(&v, h.data(), sizeof(v));  // a SHA-1: its bytes are already uniform
-      return v;
-    }
-  };
-
   explicit MergedCorpus(std::unique_ptr<storage::CorpusStore> store) : store_(std::move(store)) {}
   Status Load();
 

@@ -30,12 +30,16 @@ bool IsRequestKind(wire::ControllerMessage::Which which);
 void EncodeRequestBody(const Request& request, wire::ControllerMessage::Builder m);
 void EncodeReplyBody(const Reply& reply, wire::ControllerMessage::Builder m);
 
-// Precondition: IsRequestKind(m.which()).
+// Precondition: IsRequestKind(m.which()). A stream chunk's data is left in the message,
+// pointed to by *chunk_data.
 std::optional<DecodeError> DecodeRequestBody(wire::ControllerMessage::Reader m,
-                                             const ControllerLimits& limits, Request* out);
+                                             const ControllerLimits& limits, Request* out,
+                                             std::string_view* chunk_data);
 
-// An error for a kind that is not a reply.
-std::optional<DecodeError> DecodeReplyBody(wire::ControllerMessage::Reader m, Reply* out);
+// An error for a kind that is not a reply. A stream chunk's data as above.
+std::optional<DecodeError> DecodeReplyBody(wire::ControllerMessage::Reader m,
+                                           const ControllerLimits& limits, Reply* out,
+                                           std::string_view* chunk_data);
 
 // NodeStats, in heartbeats and in status replies.
 void SetStats(const NodeStats& stats, wire::NodeStats::Builder b);

@@ -122,6 +122,7 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
       for (size_t i = 0; i < r.minimize.size(); i++) {
         list.set(static_cast<unsigned>(i), AsText(r.minimize[i]));
       }
+      b.setPushedSeq(r.pushed_seq);
     }
     void operator()(const InputsReply& r) {
       auto b = m.initInputsAccepted();
@@ -190,6 +191,8 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
       b.setBytes(r.bytes);
       b.setFeatures(r.features);
       b.setLastMergeUnixMs(r.last_merge_unix_ms);
+      b.setPushedEntries(r.pushed_entries);
+      b.setPullEntries(r.pull_entries);
     }
     void operator()(const MergeReply& r) {
       auto b = m.initMergeReply();
@@ -198,11 +201,13 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
       b.setFeatures(r.features);
       b.setDurationMs(r.duration_ms);
     }
+    void operator()(const StreamReply& r) { transfer::ToCapnp(r.message, m.initStream()); }
   };
   std::visit(Visitor{m}, reply);
 }
 
-std::optional<DecodeError> DecodeReplyBody(M::Reader m, Reply* out) {
+std::optional<DecodeError> DecodeReplyBody(M::Reader m, const ControllerLimits& limits, Reply* out,
+                                           std::string_view* chunk_data) {
   switch (m.which()) {
     case M::ERROR: {
       auto r = m.getError();
@@ -218,7 +223,7 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, Reply* out) {
       return std::nullopt;
     case M::HEARTBEAT_REPLY: {
       auto r = m.getHeartbeatReply();
-      HeartbeatReply reply{r.getStop(), {}};
+      HeartbeatReply reply{r.getStop(), {}, r.getPushedSeq()};
       for (auto s : r.getMinimize()) reply.minimize.push_back(String(s));
       *out = std::move(reply);
       return std::nullopt;
@@ -273,14 +278,24 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, Reply* out) {
       return std::nullopt;
     case M::CORPUS_INFO_REPLY: {
       auto r = m.getCorpusInfoReply();
-      *out = CorpusInfoReply{String(r.getName()), String(r.getBuildId()), r.getEntries(),
-                             r.getBytes(),        r.getFeatures(),        r.getLastMergeUnixMs()};
+      *out = CorpusInfoReply{String(r.getName()),  String(r.getBuildId()), r.getEntries(),
+                             r.getBytes(),         r.getFeatures(),        r.getLastMergeUnixMs(),
+                             r.getPushedEntries(), r.getPullEntries()};
       return std::nullopt;
     }
     case M::MERGE_REPLY: {
       auto r = m.getMergeReply();
       *out =
           MergeReply{r.getEntriesBefore(), r.getEntriesAfter(), r.getFeatures(), r.getDurationMs()};
+      return std::nullopt;
+    }
+    case M::STREAM: {
+      StreamReply reply;
+      if (Status s = transfer::FromCapnp(m.getStream(), limits.stream, &reply.message, chunk_data);
+          !s.ok()) {
+        return Malformed(s.message());
+      }
+      *out = std::move(reply);
       return std::nullopt;
     }
     default:

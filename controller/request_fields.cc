@@ -147,6 +147,8 @@ bool IsRequestKind(M::Which which) {
     case M::STOP_CAMPAIGN:
     case M::CORPUS_INFO:
     case M::MERGE_CORPUS:
+    case M::STREAM:
+    case M::PUSH_CORPUS:
       return true;
     default:
       return false;
@@ -208,12 +210,19 @@ void EncodeRequestBody(const Request& request, M::Builder m) {
     void operator()(const StopCampaignRequest& r) { WriteRef(r.campaign, m.initStopCampaign()); }
     void operator()(const CorpusInfoRequest& r) { WriteRef(r.campaign, m.initCorpusInfo()); }
     void operator()(const MergeCorpusRequest& r) { WriteRef(r.campaign, m.initMergeCorpus()); }
+    void operator()(const PushCorpusRequest& r) {
+      auto b = m.initPushCorpus();
+      WriteRef(r.campaign, b.initCampaign());
+      b.setPushId(r.push_id);
+      b.setStreamId(r.stream_id);
+    }
+    void operator()(const StreamRequest& r) { transfer::ToCapnp(r.message, m.initStream()); }
   };
   std::visit(Visitor{m}, request);
 }
 
 std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits& limits,
-                                             Request* out) {
+                                             Request* out, std::string_view* chunk_data) {
   switch (m.which()) {
     case M::REGISTER: {
       RegisterRequest r;
@@ -295,6 +304,26 @@ std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits
     case M::MERGE_CORPUS: {
       MergeCorpusRequest request;
       if (auto e = ReadRef(m.getMergeCorpus(), &request.campaign)) return e;
+      *out = std::move(request);
+      return std::nullopt;
+    }
+    case M::PUSH_CORPUS: {
+      auto r = m.getPushCorpus();
+      PushCorpusRequest request;
+      if (auto e = ReadRef(r.getCampaign(), &request.campaign)) return e;
+      if (Status s = CheckSafeName("push id", View(r.getPushId())); !s.ok()) return InvalidName(s);
+      request.push_id = String(r.getPushId());
+      request.stream_id = r.getStreamId();
+      *out = std::move(request);
+      return std::nullopt;
+    }
+    case M::STREAM: {
+      StreamRequest request;
+      if (Status s =
+              transfer::FromCapnp(m.getStream(), limits.stream, &request.message, chunk_data);
+          !s.ok()) {
+        return Malformed(s.message());
+      }
       *out = std::move(request);
       return std::nullopt;
     }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "controller/corpus_sources.h"
+
 namespace pollen::controller {
 namespace {
 
@@ -53,6 +55,13 @@ Reply RequestHandler::Handle(const Request& request, int64_t now_unix_ms, uint64
     Reply operator()(const StopCampaignRequest& r) { return h->OnSetStopped(r.campaign, true); }
     Reply operator()(const CorpusInfoRequest& r) { return h->OnCorpusInfo(r); }
     Reply operator()(const MergeCorpusRequest& r) { return h->OnMerge(r, now_unix_ms); }
+    // Streams run in the controller's stream server (controller/stream_server.h).
+    Reply operator()(const PushCorpusRequest&) { return NotHere(); }
+    Reply operator()(const StreamRequest&) { return NotHere(); }
+    static Reply NotHere() {
+      return ErrorReply{ErrorCode::kUnimplemented,
+                        "streams are not answered by the request handler"};
+    }
   };
   return std::visit(Visitor{this, now_unix_ms, now_ms}, request);
 }
@@ -105,6 +114,14 @@ Reply RequestHandler::OnHeartbeat(const HeartbeatRequest& r, int64_t now_unix_ms
   if (auto* s = std::get_if<CampaignStore*>(&store)) {
     reply.minimize = (*s)->triage->MinimizeWanted(r.node_id, now_ms, kMinimizePerHeartbeat);
   }  // else: logged by StoreFor; the heartbeat itself is still answered
+  if (campaign != nullptr) {
+    Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
+    if (!pushed.ok()) {
+      spdlog::error("controller: {}", pushed.status().message());
+    } else if (*pushed != nullptr) {
+      reply.pushed_seq = (*pushed)->last_seq();
+    }
+  }
   return reply;
 }
 
@@ -250,8 +267,16 @@ Reply RequestHandler::OnCorpusInfo(const CorpusInfoRequest& r) {
   if (auto* error = std::get_if<ErrorReply>(&store)) return *error;
   CampaignStore* s = std::get<CampaignStore*>(store);
   MergedCorpus::Info info = s->corpus->info();
-  return CorpusInfoReply{s->campaign, s->build_id,   info.entries,
-                         info.bytes,  info.features, info.last_maintain_unix_ms};
+  Result<PushedCorpus*> pushed = stores_->Pushed(*campaigns_->Find(s->campaign), /*create=*/false);
+  if (!pushed.ok()) return StorageError(pushed.status());
+  return CorpusInfoReply{s->campaign,
+                         s->build_id,
+                         info.entries,
+                         info.bytes,
+                         info.features,
+                         info.last_maintain_unix_ms,
+                         *pushed == nullptr ? 0 : (*pushed)->last_seq(),
+                         CorpusSource::CountAll(*s->corpus, *pushed)};
 }
 
 Reply RequestHandler::OnMerge(const MergeCorpusRequest& r, int64_t now_unix_ms) {

@@ -116,6 +116,7 @@ uint64_t Coordinator::TotalRuns() const {
 
 bool Coordinator::ShouldStop() const {
   if (stop_) return true;
+  if (observer_ != nullptr && observer_->StopRequested()) return true;
   if (options_.time != 0 && engine::MonotonicMs() - start_ms_ >= options_.time * 1000) return true;
   if (options_.runs != 0 && TotalRuns() >= options_.runs) return true;
   return false;
@@ -509,6 +510,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
     if (observer_ != nullptr) observer_->OnTurn(*this);
     if (baseline_done_ && now - last_status_ms_ >= options_.status_every * 1000ULL) PrintStatus("pulse");
   }
+  summary_.stopped = !summary_.interrupted && observer_ != nullptr && observer_->StopRequested();
   if (observer_ != nullptr) observer_->OnStop(*this);
 
   // Shut down: ask politely, then make sure.
@@ -538,7 +540,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   summary_.features = coverage_->features();
   summary_.corpus_entries = corpus_->size();
   summary_.corpus_bytes = corpus_->total_bytes();
-  if (summary_.exit_code == 0) {
+  if (summary_.exit_code == 0 && !summary_.stopped) {
     if (summary_.failures > 0) {
       summary_.exit_code = 1;
     } else if (summary_.interrupted) {

@@ -8,9 +8,10 @@
 // corpus. A worker that dies is a failure: its input is rebuilt from shared memory, it is
 // minimized and saved as an artifact, and the worker is restarted.
 //
-// An optional observer (node/coordinator_observer.h; `pollen node`'s cluster link) is told
-// of new entries and failures, gets a turn in every loop iteration, and may hand inputs in
-// through the coordinator's CorpusFeed side.
+// An optional observer (node/coordinator_observer.h; `pollen node`'s links to the broker and
+// the controller) is told of new entries and failures, gets a turn in every loop iteration,
+// may hand inputs in through the coordinator's CorpusFeed side, and may ask for the run to
+// end (StopRequested: checked with the other stop conditions).
 #ifndef POLLEN_NODE_COORDINATOR_H_
 #define POLLEN_NODE_COORDINATOR_H_
 
@@ -42,7 +43,10 @@ struct FuzzSummary {
   uint64_t failures = 0;           // distinct signatures saved
   std::vector<std::string> artifacts;
   bool interrupted = false;
-  int exit_code = 0;               // 0 no failure, 1 failure found, 130 interrupted
+  bool stopped = false;            // the observer asked for the stop (StopRequested)
+  // 0 no failure, or stopped by the observer (even after failures: they were reported to
+  // whoever asked for the stop); 1 failure found; 130 interrupted; 2 the store failed.
+  int exit_code = 0;
 };
 
 struct CoordinatorStats;
@@ -57,7 +61,8 @@ class Coordinator : public CorpusFeed {
   // Sets the observer (null: none) that Run calls; it must outlive Run.
   void set_observer(CoordinatorObserver* observer) { observer_ = observer; }
 
-  // Fuzzes until the time or run limit, Ctrl-C, or the first failure (unless keep_going).
+  // Fuzzes until the time or run limit, Ctrl-C, the observer's StopRequested, or the first
+  // failure (unless keep_going).
   // Errors are set-up problems (the target would not start).
   Result<FuzzSummary> Run(std::vector<std::vector<uint8_t>> seeds,
                           std::vector<std::vector<uint32_t>> known_features);

@@ -1,6 +1,7 @@
-// The coordinator's two small doors for what it does not do itself (the cluster link of
-// `pollen node`, node/cluster_link.h): an observer it calls at fixed points of its loop,
-// and a feed through which the observer reads the corpus and hands it inputs.
+// The coordinator's two small doors for what it does not do itself (the links of `pollen
+// node` to the broker and the controller, node/cluster_link.h and node/controller_link.h):
+// an observer it calls at fixed points of its loop, and a feed through which the observer
+// reads the corpus and hands it inputs. Several observers are one through node/observer_list.h.
 //
 // `pollen fuzz` sets no observer; the coordinator then behaves as if these did not exist.
 // Both interfaces are used from the coordinator's thread only, and the feed is valid only
@@ -64,15 +65,23 @@ class CoordinatorObserver {
   virtual void OnEntryAdded(const CorpusEntry& entry) = 0;
 
   // After a failure whose signature this coordinator had not seen was saved, with the
-  // (minimized) input that reproduces it.
+  // input that reproduces it: minimized (node/crash_minimizer.h, within --minimize-time)
+  // unless the run was being interrupted (node/interrupt.h: Interrupted()) when it was found.
   virtual void OnNewFailure(const Failure& failure, const std::vector<uint8_t>& input) = 0;
 
   // Fields appended to each status line, each starting with a tab; "" for none.
   virtual std::string StatusFields() const = 0;
 
-  // Once, when the loop has ended (limit, failure, Ctrl-C), before the workers stop. The
-  // feed may be read, not fed.
+  // Once, when the loop has ended (limit, failure, Ctrl-C, StopRequested), before the
+  // workers stop. The feed may be read, not fed.
   virtual void OnStop(CorpusFeed& feed) = 0;
+
+  // Whether the observer asks for the run to end as on Ctrl-C (workers stopped, corpus
+  // flushed) but with exit code 0: the controller's `pollen stop CAMPAIGN`. Checked on every
+  // turn of the loop (so a stop takes effect within 50 ms of becoming true) and, by `pollen
+  // node`, once before the coordinator starts. May be called from the coordinator's thread
+  // at any time after construction. The default never asks.
+  virtual bool StopRequested() const { return false; }
 };
 
 }  // namespace pollen::node

@@ -52,10 +52,15 @@ struct ControllerMessage {
     corpusInfoReply @24 :CorpusInfo;
     mergeReply @25 :MergeReply;
 
-    # Bulk data (NamedByteSequence streams, transfer/): corpus pull and push, crash
-    # artifacts. Reserved here; the controller does not serve streams yet and answers
-    # `unimplemented`.
+    # Bulk data (NamedByteSequence streams, transfer/; docs/controller.md, "Streams"):
+    # either direction, after a pull's open or a pushCorpus. Each transfer on a DEALER of
+    # its own; requestId 0 except on the open answering a pushCorpus (its request's id).
     stream @26 :Transfer.StreamMessage;
+
+    # Developer host -> controller: "I want to push records into `campaign`'s pushed
+    # corpus"; answered by the controller's stream open (the receiver opens), carrying the
+    # resume cursor of this push id, or an error.
+    pushCorpus @27 :PushCorpus;
   }
 }
 
@@ -137,6 +142,12 @@ struct GetCrash {
   signature @1 :Text;
 }
 
+struct PushCorpus {
+  campaign @0 :CampaignRef;     # the build id is ignored: pushed inputs are the campaign's
+  pushId @1 :Text;              # names this push for resuming (same rules as a campaign name)
+  streamId @2 :UInt64;          # the id the controller's open will carry
+}
+
 # ---- Replies --------------------------------------------------------------------------
 
 enum ErrorCode {
@@ -166,6 +177,8 @@ struct Registered {
 struct HeartbeatReply {
   stop @0 :Bool;                # the campaign was stopped
   minimize @1 :List(Text);      # signatures to minimize and report again (minimized)
+  pushedSeq @2 :UInt64;         # inputs pushed to the campaign so far: pull "pushed/<campaign>"
+                                # after your cursor when it grew
 }
 
 struct InputsAccepted {
@@ -276,6 +289,8 @@ struct CorpusInfo {
   bytes @3 :UInt64;             # sum of input sizes
   features @4 :UInt64;          # in the union of the entries' features
   lastMergeUnixMs @5 :Int64;    # 0: not merged since the controller started
+  pushedEntries @6 :UInt64;     # inputs pushed to the campaign (any build), = pushedSeq
+  pullEntries @7 :UInt64;       # records a whole pull of "corpus/<campaign>[/<build>]" sends
 }
 
 struct MergeReply {

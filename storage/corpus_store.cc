@@ -320,6 +320,15 @@ Result<std::vector<uint8_t>> CorpusStore::GetInput(std::string_view hash) const 
   return std::vector<uint8_t>((*value)->begin(), (*value)->end());
 }
 
+Status CorpusStore::ReadInput(std::string_view hash, std::string* out) const {
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), inputs_, ToSlice(hash), out);
+  if (s.IsNotFound()) {
+    return Status::Error("corpus store " + path_ + " has no entry " + PrintableKey(hash));
+  }
+  if (!s.ok()) return FromRocks(s, path_, "reading key " + PrintableKey(hash));
+  return Status::Ok();
+}
+
 Result<EntryMeta> CorpusStore::GetMeta(std::string_view hash) const {
   Result<std::optional<std::string>> value = Get(meta_, hash);
   if (!value.ok()) return value.status();

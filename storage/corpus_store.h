@@ -131,6 +131,10 @@ class CorpusStore {
   // The input stored under `hash`; an error if absent or unreadable.
   Result<std::vector<uint8_t>> GetInput(std::string_view hash) const;
 
+  // GetInput into *out (its memory reused), copied once from the database: for readers of
+  // many inputs in a row (the controller's streams). Errors as GetInput's.
+  Status ReadInput(std::string_view hash, std::string* out) const;
+
   // The metadata stored under `hash`; an error if absent or undecodable.
   Result<EntryMeta> GetMeta(std::string_view hash) const;
 

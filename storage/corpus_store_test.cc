@@ -63,12 +63,17 @@ TEST_F(CorpusStoreTest, PutGetRoundTrip) {
   EXPECT_EQ(got_meta->origin, meta.origin);
   EXPECT_EQ(got_meta->first_seen_unix_ms, meta.first_seen_unix_ms);
   EXPECT_EQ(store->campaign().target, "png_decoder");
+  std::string read = "previous contents";
+  ASSERT_TRUE(store->ReadInput("hash-1", &read).ok());
+  EXPECT_EQ(read, std::string(input.begin(), input.end()));
 }
 
 TEST_F(CorpusStoreTest, MissingEntryIsAnErrorNamingTheHash) {
   std::unique_ptr<CorpusStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
   ExpectErrorMentions(store->GetInput("absent-hash").status(), {"absent-hash", path_});
+  std::string read;
+  ExpectErrorMentions(store->ReadInput("absent-hash", &read), {"absent-hash", path_});
   ExpectErrorMentions(store->GetMeta(std::string("\x01\x02", 2)).status(), {"0x0102"});
 }
 

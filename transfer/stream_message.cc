@@ -182,9 +182,24 @@ Result<StreamMessage> FromCapnp(schema::StreamMessage::Reader in, const StreamLi
   return out;
 }
 
+Status FromCapnp(schema::StreamMessage::Reader in, const StreamLimits& limits, StreamMessage* out,
+                 std::string_view* chunk_data) {
+  return ReadCatching(in, limits, out, chunk_data);
+}
+
 void EncodeStreamMessage(const StreamMessage& message, std::string* out) {
+  EncodeWrappedStreamMessage(
+      message,
+      [](capnp::MessageBuilder& builder) { return builder.initRoot<schema::StreamMessage>(); },
+      out);
+}
+
+void EncodeWrappedStreamMessage(
+    const StreamMessage& message,
+    const std::function<schema::StreamMessage::Builder(capnp::MessageBuilder&)>& init_root,
+    std::string* out) {
   capnp::MallocMessageBuilder builder(kEnvelopeBytes / sizeof(capnp::word));
-  auto root = builder.initRoot<schema::StreamMessage>();
+  schema::StreamMessage::Builder root = init_root(builder);
   const auto* chunk = std::get_if<StreamChunk>(&message);
   std::string_view external;
   if (chunk != nullptr && chunk->data.size() >= kReferencedDataBytes &&

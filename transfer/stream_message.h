@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -24,6 +25,10 @@
 #include "engine/status.h"
 #include "schema/transfer.capnp.h"
 #include "transfer/record_codec.h"
+
+namespace capnp {
+class MessageBuilder;
+}  // namespace capnp
 
 namespace pollen::transfer {
 
@@ -98,6 +103,23 @@ void ToCapnp(const StreamMessage& message, schema::StreamMessage::Builder out);
 // limits.max_chunk_bytes. Never throws: Cap'n Proto's exceptions (a message cut short, a
 // pointer out of bounds, the traversal limit of its reader) become errors.
 Result<StreamMessage> FromCapnp(schema::StreamMessage::Reader in, const StreamLimits& limits = {});
+
+// FromCapnp for a receiver that reads chunks in place: a chunk's data is left in the message
+// `in` belongs to and *chunk_data points to it (the chunk's own data is then empty), valid as
+// long as that message. Other kinds as FromCapnp. For a protocol that carries stream
+// messages inside its own (the controller's). Never throws.
+Status FromCapnp(schema::StreamMessage::Reader in, const StreamLimits& limits, StreamMessage* out,
+                 std::string_view* chunk_data);
+
+// EncodeStreamMessage for a message carried inside another protocol's root: `init_root`
+// initialises that root in the builder it is given and returns the builder of its
+// StreamMessage field, which gets `message`. As with EncodeStreamMessage, a chunk's data is
+// referenced by the builder, not copied, and copied once into *out, whose memory is reused.
+// `init_root` may throw kj::Exception only as ToCapnp may.
+void EncodeWrappedStreamMessage(
+    const StreamMessage& message,
+    const std::function<schema::StreamMessage::Builder(capnp::MessageBuilder&)>& init_root,
+    std::string* out);
 
 // Writes `message` to *out as a Cap'n Proto flat array with a StreamMessage root (one
 // ZeroMQ frame), replacing its contents but reusing its memory: encoding a chunk into a

@@ -184,5 +184,34 @@ TEST(TransferStreamMessageTest, MalformedBytesAreErrorsNotCrashes) {
   EXPECT_GT(decoded, 0);  // flips inside the data still decode
 }
 
+// The two entry points for a protocol that carries stream messages in its own root (the
+// controller's): encoding through init_root gives the same bytes, and a chunk read with
+// FromCapnp in place points into the message instead of being copied.
+TEST(TransferStreamMessageTest, WrappedEncodingAndInPlaceReadingOfAChunk) {
+  std::string data(4096, '\0');
+  for (size_t i = 0; i < data.size(); i++) data[i] = static_cast<char>(i * 7);
+  const StreamChunk chunk{9, 3, data, true};
+  std::string wrapped;
+  EncodeWrappedStreamMessage(
+      chunk, [](capnp::MessageBuilder& b) { return b.initRoot<schema::StreamMessage>(); },
+      &wrapped);
+  ASSERT_EQ(wrapped, Encode(chunk));
+
+  std::vector<uint64_t> words(wrapped.size() / 8);
+  std::memcpy(words.data(), wrapped.data(), wrapped.size());
+  capnp::FlatArrayMessageReader reader(
+      kj::arrayPtr(reinterpret_cast<const capnp::word*>(words.data()), words.size()));
+  StreamMessage out;
+  std::string_view in_place;
+  ASSERT_TRUE(FromCapnp(reader.getRoot<schema::StreamMessage>(), {}, &out, &in_place).ok());
+  const auto& back = std::get<StreamChunk>(out);
+  EXPECT_EQ(back.seq, 3u);
+  EXPECT_TRUE(back.last);
+  EXPECT_TRUE(back.data.empty());
+  EXPECT_EQ(in_place, data);
+  const char* begin = reinterpret_cast<const char*>(words.data());
+  EXPECT_TRUE(in_place.data() >= begin && in_place.data() < begin + wrapped.size());
+}
+
 }  // namespace
 }  // namespace pollen::transfer

@@ -9,6 +9,7 @@
 
 #include "broker/socket_options.h"
 #include "engine/clock.h"
+#include "transfer/frame_pool.h"
 
 namespace pollen::transfer {
 namespace {
@@ -20,43 +21,6 @@ std::string Describe(const StreamMessage& message) {
   return kNames[message.index()];
 }
 
-// The buffers of chunk frames handed to libzmq without a copy, given back by libzmq's I/O
-// thread once they are sent. Once it holds a window's worth, a stream allocates nothing per
-// chunk (allocating and freeing 256 KiB buffers per chunk costs page faults: the allocator
-// returns such memory to the kernel). Shared by the frames in flight: it lives as long as
-// the last of them.
-class FramePool {
- public:
-  explicit FramePool(size_t max_buffers) : max_buffers_(max_buffers) {}
-  std::string Take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.empty()) return {};
-    std::string buffer = std::move(free_.back());
-    free_.pop_back();
-    return buffer;
-  }
-  void Give(std::string buffer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.size() < max_buffers_) free_.push_back(std::move(buffer));
-  }
-
- private:
-  const size_t max_buffers_;
-  std::mutex mutex_;
-  std::vector<std::string> free_;
-};
-
-struct PooledFrame {
-  std::string bytes;
-  std::shared_ptr<FramePool> pool;
-};
-
-void FreePooledFrame(void* /*data*/, void* hint) {
-  auto* frame = static_cast<PooledFrame*>(hint);
-  frame->pool->Give(std::move(frame->bytes));
-  delete frame;
-}
-
 // One stream's messages over a socket, with every wait bounded by the idle timeout and the
 // ZAP handler answered meanwhile.
 class Channel {
@@ -64,14 +28,14 @@ class Channel {
   Channel(zmq::socket_t& socket, const StreamSocketOptions& options)
       : socket_(socket),
         options_(options),
-        pool_(std::make_shared<FramePool>(options.window + 2)) {}
+        pool_(FramePool::Make(options.window + 2)) {}
 
   Status Send(const StreamMessage& message) {
     zmq::message_t frame;
     if (std::holds_alternative<StreamChunk>(message)) {
-      auto* pooled = new PooledFrame{pool_->Take(), pool_};
-      EncodeStreamMessage(message, &pooled->bytes);
-      frame = zmq::message_t(pooled->bytes.data(), pooled->bytes.size(), FreePooledFrame, pooled);
+      std::string buffer = pool_->Take();
+      EncodeStreamMessage(message, &buffer);
+      frame = pool_->Wrap(std::move(buffer));
     } else {
       EncodeStreamMessage(message, &small_);
       frame = zmq::message_t(small_.data(), small_.size());

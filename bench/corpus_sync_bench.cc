@@ -1,0 +1,548 @@
+// corpus_sync_bench: `pollen corpus push` and `pull` throughput through an in-process
+// controller (docs/benchmarks.md, "Corpus pull and push"), against raw TCP copies of the
+// same bytes.
+//
+//   corpus_sync_bench [--smoke] [--entries=N] [--entry-kb=K] [--mode=plain|curve|both]
+//                     [--repeat=R] [--dir=PATH]
+//   defaults: 10,000 entries of 90-110 KB (about 1 GB), both modes, each measurement once,
+//   files under $TMPDIR; --smoke: 200 entries of about 10 KB, every byte checked (ctest -L bench)
+//
+// The corpus is written once as a libFuzzer-style directory (then in the page cache). On
+// tcp loopback, in this process:
+//  1. raw TCP copy, memory: the record stream's bytes (each entry's header, name, data) from
+//     memory with write() by one thread, read() into a 256 KiB buffer by another: the ceiling.
+//  2. raw TCP copy, files: the same, but the writer reads each file and the reader writes
+//     each record as a file (no fsync): what a naive copy tool does.
+//  3. push: PushStream (controller/stream_client.h) from a DirectorySource into a controller
+//     started for the run, which commits every entry to its pushed corpus (RocksDB).
+//  4. pull, once the controller's background work after the push is over: PullStream of
+//     corpus/<campaign> from that controller (reading its stores) into a
+//     DirectorySink (no fsync, as `pollen corpus pull` without --sync);
+//  5. pull, no files: the same into a sink that only counts: the stream and the controller's
+//     reads without the client's file system.
+// Plain text and CURVE (the controller a CURVE server with its ZAP handler, as deployed).
+// Reported: MB/s (10^6 bytes of the record stream per wall-clock second), CPU seconds of the
+// whole process (client, controller, libzmq threads) per GB, and ratios to the raw copies.
+// With --repeat, the best of R runs of each. A measurement, not a test: exits non-zero only
+// when something fails or an entry arrives wrong.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker/curve_keys.h"
+#include "controller/controller.h"
+#include "controller/controller_client.h"
+#include "controller/record_names.h"
+#include "controller/stream_client.h"
+#include "engine/clock.h"
+#include "engine/sha1.h"
+#include "transfer/directory_records.h"
+#include "transfer/record_codec.h"
+
+namespace pollen::controller {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kRawBufferBytes = 256 << 10;
+constexpr int kCheckEvery = 64;  // files compared byte for byte after a pull (all with --smoke)
+
+struct Config {
+  size_t entries = 10000;
+  size_t entry_kb = 100;  // mean; sizes spread over +-10%
+  std::string mode = "both";
+  int repeat = 1;
+  std::string dir;
+  bool smoke = false;
+};
+
+struct Timing {
+  double seconds = 0;
+  double cpu_seconds = 0;
+};
+
+double ProcessCpuSeconds() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+std::string FirstLine(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+// Times `run` (true on success).
+template <typename Fn>
+std::optional<Timing> Measure(Fn run) {
+  const uint64_t start = engine::MonotonicUs();
+  const double cpu = ProcessCpuSeconds();
+  if (!run()) return std::nullopt;
+  return Timing{static_cast<double>(engine::MonotonicUs() - start) / 1e6,
+                ProcessCpuSeconds() - cpu};
+}
+
+// The corpus: entry i is bytes of a random pool stamped with i (so every entry differs),
+// written as file "seed-%08d" of the source directory.
+class Corpus {
+ public:
+  Corpus(const Config& config, std::string dir) : dir_(std::move(dir)) {
+    const size_t mean = config.entry_kb * 1000, spread = mean / 10;
+    std::mt19937_64 rng(12345);
+    pool_.resize(mean + spread + (1 << 20));
+    for (auto& c : pool_) c = static_cast<char>(rng());
+    for (size_t i = 0; i < config.entries; i++) {
+      sizes_.push_back(
+          std::max<size_t>(16, mean - spread + (spread ? rng() % (2 * spread + 1) : 0)));
+      offsets_.push_back(rng() % (pool_.size() - sizes_.back() + 1));
+      data_bytes_ += sizes_.back();
+      stream_bytes_ += transfer::kRecordHeaderBytes + Name(i).size() + sizes_.back();
+    }
+  }
+
+  static std::string Name(size_t i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "seed-%08zu", i);
+    return name;
+  }
+  size_t count() const { return sizes_.size(); }
+  // Entry i's bytes into *out.
+  void Data(size_t i, std::string* out) const {
+    out->assign(pool_.data() + offsets_[i], sizes_[i]);
+    const std::string stamp = std::to_string(i) + ":";
+    out->replace(0, stamp.size(), stamp);
+  }
+  bool Write() const {
+    fs::create_directories(dir_);
+    std::string data;
+    for (size_t i = 0; i < count(); i++) {
+      Data(i, &data);
+      std::ofstream out(dir_ + "/" + Name(i), std::ios::binary);
+      out.write(data.data(), static_cast<std::streamsize>(data.size()));
+      if (!out) return false;
+    }
+    return true;
+  }
+  const std::string& dir() const { return dir_; }
+  uint64_t data_bytes() const { return data_bytes_; }
+  uint64_t stream_bytes() const { return stream_bytes_; }
+
+ private:
+  std::string dir_;
+  std::string pool_;
+  std::vector<size_t> sizes_;
+  std::vector<size_t> offsets_;
+  uint64_t data_bytes_ = 0;
+  uint64_t stream_bytes_ = 0;
+};
+
+// A connected loopback TCP pair (out, in), or -1s.
+std::pair<int, int> TcpPair() {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(listener, 1) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return {-1, -1};
+  }
+  const int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (connect(out, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return {-1, -1};
+  const int in = accept(listener, nullptr, nullptr);
+  close(listener);
+  return {out, in};
+}
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = write(fd, p, n);
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// All of file `path` into *out (read() in 256 KiB pieces, as a copy tool would).
+bool ReadFile(const std::string& path, std::string* out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out->clear();
+  char buffer[64 << 10];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    out->append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return true;
+}
+
+// The record stream over raw TCP: from memory to memory, or from the files to files in
+// `to_dir` when it is not empty.
+bool RawCopy(const Corpus& corpus, const std::string& to_dir) {
+  auto [out, in] = TcpPair();
+  if (out < 0 || in < 0) {
+    std::perror("corpus_sync_bench: raw connection");
+    return false;
+  }
+  const bool files = !to_dir.empty();
+  std::thread writer([&, out = out] {
+    std::string record, data;
+    for (size_t i = 0; i < corpus.count(); i++) {
+      if (files) {
+        if (!ReadFile(corpus.dir() + "/" + Corpus::Name(i), &data)) break;
+      } else {
+        corpus.Data(i, &data);
+      }
+      record.clear();
+      transfer::AppendRecordHeader(&record, Corpus::Name(i), data.size());
+      if (!WriteAll(out, record.data(), record.size()) ||
+          !WriteAll(out, data.data(), data.size())) {
+        break;
+      }
+    }
+    close(out);
+  });
+  std::vector<char> buffer(kRawBufferBytes);
+  uint64_t received = 0;
+  // For files: the record being read (header, then name and data) and its file.
+  std::string pending;
+  for (;;) {
+    const ssize_t n = read(in, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    received += static_cast<uint64_t>(n);
+    if (!files) continue;
+    pending.append(buffer.data(), static_cast<size_t>(n));
+    size_t at = 0;
+    while (pending.size() - at >= transfer::kRecordHeaderBytes) {
+      uint32_t name_length, size;
+      std::memcpy(&name_length, pending.data() + at, 4);
+      std::memcpy(&size, pending.data() + at + 4, 4);
+      const size_t whole = transfer::kRecordHeaderBytes + name_length + size;
+      if (pending.size() - at < whole) break;
+      const std::string name = pending.substr(at + transfer::kRecordHeaderBytes, name_length);
+      const int fd =
+          open((to_dir + "/" + name).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0 ||
+          !WriteAll(fd, pending.data() + at + transfer::kRecordHeaderBytes + name_length, size)) {
+        std::perror("corpus_sync_bench: raw copy to a file");
+      }
+      if (fd >= 0) close(fd);
+      at += whole;
+    }
+    pending.erase(0, at);
+  }
+  writer.join();
+  close(in);
+  if (received != corpus.stream_bytes()) {
+    std::fprintf(stderr, "corpus_sync_bench: the raw copy received %llu of %llu bytes\n",
+                 static_cast<unsigned long long>(received),
+                 static_cast<unsigned long long>(corpus.stream_bytes()));
+    return false;
+  }
+  return true;
+}
+
+// A controller on its own thread, a campaign registered, and the client options to reach it.
+class BenchController {
+ public:
+  static std::unique_ptr<BenchController> Start(const std::string& dir, bool curve) {
+    auto c = std::unique_ptr<BenchController>(new BenchController());
+    ControllerOptions options;
+    options.listen = "tcp://127.0.0.1:*";
+    options.data_dir = dir + "/data";
+    options.merge_every_ms = 0;
+    options.allow_plaintext = !curve;
+    if (curve) {
+      const broker::CurveKeyPair server = broker::GenerateKeyPair().value();
+      c->client_.keys = broker::GenerateKeyPair().value();
+      fs::create_directories(dir + "/authorized");
+      if (!broker::WriteKeyPair(dir + "/authorized/client", c->client_.keys, false).ok()) {
+        return nullptr;
+      }
+      options.secret_key = server.secret_key;
+      options.authorized_dir = dir + "/authorized";
+      c->client_.controller_public_key = server.public_key;
+    }
+    auto started = StartController(options);
+    if (!started.ok()) {
+      std::fprintf(stderr, "corpus_sync_bench: %s\n", started.status().message().c_str());
+      return nullptr;
+    }
+    c->controller_ = std::move(started).value();
+    c->client_.controller = c->controller_->endpoint();
+    c->thread_ = std::thread([p = c.get()] { p->controller_->Run(); });
+    auto client = ConnectController(c->client_);
+    if (!client.ok()) return nullptr;
+    auto reg = (*client)->Call<RegisterReply>(
+        RegisterRequest{"bench-node", "bench", "bench_fuzzer", "0123456789abcdef", "", "", 1},
+        30000);
+    if (!reg.ok()) {
+      std::fprintf(stderr, "corpus_sync_bench: %s\n", reg.status().message().c_str());
+      return nullptr;
+    }
+    return c;
+  }
+  ~BenchController() {
+    if (controller_) controller_->Stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  const ControllerClientOptions& client() const { return client_; }
+
+ private:
+  BenchController() = default;
+  std::unique_ptr<Controller> controller_;
+  std::thread thread_;
+  ControllerClientOptions client_;
+};
+
+// Waits (up to 60 s) until this process is nearly idle: after a push the controller's
+// RocksDB flushes and compacts in the background, which a pull measured at once would share
+// the CPUs with.
+void WaitForQuiet() {
+  const uint64_t deadline = engine::MonotonicMs() + 60000;
+  double before = ProcessCpuSeconds();
+  while (engine::MonotonicMs() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a measuring interval
+    const double now = ProcessCpuSeconds();
+    if (now - before < 0.01) return;  // under 5% of one CPU
+    before = now;
+  }
+}
+
+bool Push(const BenchController& c, const Corpus& corpus) {
+  Result<PushResult> pushed =
+      PushStream(c.client(), CampaignRef{"bench", ""}, "push-bench",
+                 [&](const std::string& after) -> Result<std::unique_ptr<transfer::RecordSource>> {
+                   auto source = transfer::DirectorySource::Open(corpus.dir(), after);
+                   if (!source.ok()) return source.status();
+                   return std::unique_ptr<transfer::RecordSource>(std::move(source).value());
+                 });
+  if (!pushed.ok() || pushed->counters.records != corpus.count()) {
+    std::fprintf(stderr, "corpus_sync_bench: push: %s\n",
+                 pushed.ok() ? "records missing" : pushed.status().message().c_str());
+    return false;
+  }
+  return true;
+}
+
+// Counts what it gets: a pull without the cost of writing files.
+class CountingSink : public transfer::RecordSink {
+ public:
+  Status Commit(std::string_view, std::string_view data) override {
+    bytes_ += data.size();
+    return Status::Ok();
+  }
+
+ private:
+  uint64_t bytes_ = 0;
+};
+
+// Pulls into `to_dir`, or into a CountingSink when it is empty.
+bool Pull(const BenchController& c, const std::string& to_dir, size_t expected) {
+  transfer::DirectorySinkOptions options;
+  options.sync = false;
+  std::unique_ptr<transfer::RecordSink> sink(new CountingSink());
+  if (!to_dir.empty()) {
+    auto directory = transfer::DirectorySink::Open(to_dir, options);
+    if (!directory.ok()) return false;
+    sink = std::move(directory).value();
+  }
+  Result<transfer::TransferCounters> pulled =
+      PullStream(c.client(), CorpusResource("bench"), "", sink.get());
+  if (!pulled.ok() || pulled->records != expected) {
+    std::fprintf(stderr, "corpus_sync_bench: pull: %s\n",
+                 pulled.ok() ? "records missing" : pulled.status().message().c_str());
+    return false;
+  }
+  return true;
+}
+
+// The pulled directory holds every entry under its SHA-1 (checked every kCheckEvery-th, or all).
+bool CheckPulled(const Corpus& corpus, const std::string& dir, bool all) {
+  std::string data;
+  for (size_t i = 0; i < corpus.count(); i++) {
+    if (!all && i % kCheckEvery != 0) continue;
+    corpus.Data(i, &data);
+    const std::string hash =
+        engine::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    std::ifstream file(dir + "/" + hash, std::ios::binary);
+    std::string got((std::istreambuf_iterator<char>(file)), {});
+    if (got != data) {
+      std::fprintf(stderr, "corpus_sync_bench: entry %zu arrived wrong or not at all\n", i);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseFlag(const std::string& arg, const std::string& name, std::string* value) {
+  const std::string prefix = "--" + name + "=";
+  if (arg.rfind(prefix, 0) != 0) return false;
+  *value = arg.substr(prefix.size());
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::warn);  // the controller's per-stream lines
+  Config config;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    std::string v;
+    if (arg == "--smoke") {
+      config.smoke = true;
+      config.entries = 200;
+      config.entry_kb = 10;
+    } else if (ParseFlag(arg, "entries", &v) && std::stoul(v) > 0) {
+      config.entries = std::stoul(v);
+    } else if (ParseFlag(arg, "entry-kb", &v) && std::stoul(v) > 0) {
+      config.entry_kb = std::stoul(v);
+    } else if (ParseFlag(arg, "mode", &v) && (v == "plain" || v == "curve" || v == "both")) {
+      config.mode = v;
+    } else if (ParseFlag(arg, "repeat", &v) && std::stoi(v) > 0) {
+      config.repeat = std::stoi(v);
+    } else if (ParseFlag(arg, "dir", &v)) {
+      config.dir = v;
+    } else {
+      std::fprintf(stderr,
+                   "usage: corpus_sync_bench [--smoke] [--entries=N] [--entry-kb=K] "
+                   "[--mode=plain|curve|both] [--repeat=R] [--dir=PATH]\n");
+      return 2;
+    }
+  }
+  std::string base = config.dir.empty() ? fs::temp_directory_path().string() : config.dir;
+  std::string tmpl = base + "/corpus-sync-bench-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    std::perror("corpus_sync_bench: mkdtemp");
+    return 1;
+  }
+  const std::string work = tmpl;
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{work};
+
+  const Corpus corpus(config, work + "/corpus");
+  if (!corpus.Write()) {
+    std::fprintf(stderr, "corpus_sync_bench: cannot write the corpus under %s\n", work.c_str());
+    return 1;
+  }
+  const double mb = static_cast<double>(corpus.stream_bytes()) / 1e6;
+  std::printf(
+      "corpus_sync_bench: %zu entries of %zu KB +-10%% = %.1f MB of data, %.1f MB of "
+      "stream; chunks of 256 KiB, window 8; best of %d\n",
+      corpus.count(), config.entry_kb, static_cast<double>(corpus.data_bytes()) / 1e6, mb,
+      config.repeat);
+  std::printf("CPU: %s, %u hardware threads; load average %s\n", CpuModel().c_str(),
+              std::thread::hardware_concurrency(), FirstLine("/proc/loadavg").c_str());
+
+  const auto best = [&](const auto& measure) -> std::optional<Timing> {
+    std::optional<Timing> fastest;
+    for (int r = 0; r < config.repeat; r++) {
+      std::optional<Timing> t = measure();
+      if (!t) return std::nullopt;
+      if (!fastest) fastest = t;
+      fastest->seconds = std::min(fastest->seconds, t->seconds);
+      fastest->cpu_seconds = std::min(fastest->cpu_seconds, t->cpu_seconds);
+    }
+    return fastest;
+  };
+  const auto print = [&](const char* what, const Timing& t, const Timing* raw_memory,
+                         const Timing* raw_files) {
+    std::printf("%-22s %7.1f MB in %6.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
+                mb / t.seconds, t.cpu_seconds / (mb / 1000));
+    if (raw_memory != nullptr) {
+      std::printf("  | %.2fx raw memory copy, %.2fx raw file copy", raw_memory->seconds / t.seconds,
+                  raw_files->seconds / t.seconds);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  };
+  const std::string raw_to = work + "/raw";
+  std::optional<Timing> raw_memory =
+      best([&] { return Measure([&] { return RawCopy(corpus, ""); }); });
+  if (!raw_memory) return 1;
+  print("raw TCP copy, memory", *raw_memory, nullptr, nullptr);
+  std::optional<Timing> raw_files = best([&] {
+    fs::remove_all(raw_to);
+    fs::create_directories(raw_to);
+    return Measure([&] { return RawCopy(corpus, raw_to); });
+  });
+  fs::remove_all(raw_to);
+  if (!raw_files) return 1;
+  print("raw TCP copy, files", *raw_files, nullptr, nullptr);
+
+  for (bool curve : {false, true}) {
+    if (config.mode != "both" && (config.mode == "curve") != curve) continue;
+    std::optional<Timing> push_best, pull_best, count_best;
+    for (int r = 0; r < config.repeat; r++) {
+      const std::string run = work + "/run";
+      fs::remove_all(run);
+      std::unique_ptr<BenchController> c = BenchController::Start(run, curve);
+      if (!c) return 1;
+      std::optional<Timing> push = Measure([&] { return Push(*c, corpus); });
+      if (!push) return 1;
+      WaitForQuiet();
+      std::optional<Timing> pull =
+          Measure([&] { return Pull(*c, run + "/pulled", corpus.count()); });
+      if (!pull || !CheckPulled(corpus, run + "/pulled", config.smoke)) return 1;
+      std::optional<Timing> count = Measure([&] { return Pull(*c, "", corpus.count()); });
+      if (!count) return 1;
+      c.reset();
+      fs::remove_all(run);
+      for (auto [best_t, t] : {std::pair{&push_best, &push}, std::pair{&pull_best, &pull},
+                               std::pair{&count_best, &count}}) {
+        if (!*best_t) *best_t = *t;
+        (*best_t)->seconds = std::min((*best_t)->seconds, (*t)->seconds);
+        (*best_t)->cpu_seconds = std::min((*best_t)->cpu_seconds, (*t)->cpu_seconds);
+      }
+    }
+    print(curve ? "push, CURVE" : "push, plain", *push_best, &*raw_memory, &*raw_files);
+    print(curve ? "pull, CURVE" : "pull, plain", *pull_best, &*raw_memory, &*raw_files);
+    print(curve ? "pull, CURVE, no files" : "pull, plain, no files", *count_best, &*raw_memory,
+          &*raw_files);
+  }
+  std::printf("load average after: %s\n", FirstLine("/proc/loadavg").c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace pollen::controller
+
+int main(int argc, char** argv) { return pollen::controller::Main(argc, argv); }

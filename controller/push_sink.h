@@ -1,0 +1,69 @@
+// Where the records of a `pollen corpus push` go (docs/controller.md, "Pushed inputs"): the
+// bytes of each into the campaign's pushed corpus (its name only orders the stream), and the
+// push's resume cursor into the registry, under "u/<campaign>/<push id>".
+//
+// The cursor exists for an interrupted push only: it is the last name committed, written
+// every 64 records and when the push fails or its client goes silent, and deleted when the
+// push completes. So a push repeated after an interruption sends only the rest, and one
+// repeated after a complete push sends everything again (the controller then counts the
+// inputs it has as duplicates): a directory may have changed below the cursor since. It is
+// written after the records it names (both stores write ahead their logs, in that order):
+// a cursor never names a record that was not kept.
+//
+// Thread safety: none; the controller's service thread owns it.
+#ifndef POLLEN_CONTROLLER_PUSH_SINK_H_
+#define POLLEN_CONTROLLER_PUSH_SINK_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "controller/pushed_corpus.h"
+#include "controller/registry_db.h"
+#include "engine/status.h"
+#include "transfer/stream_receiver.h"
+
+namespace pollen::controller {
+
+class PushSink : public transfer::RecordSink {
+ public:
+  // The cursor a push `push_id` to `campaign` resumes after: "" when none is kept. Errors:
+  // the registry's.
+  static Result<std::string> ReadCursor(const RegistryDb& db, const std::string& campaign,
+                                        const std::string& push_id);
+
+  // Everything must outlive the sink. now_unix_ms gives each entry's first-seen time.
+  PushSink(PushedCorpus* pushed, RegistryDb* db, std::string campaign, std::string push_id,
+           std::function<int64_t()> now_unix_ms);
+
+  // Adds the record's bytes (origin "push:<push id>") unless their hash was pushed before.
+  // Errors: storage.
+  Status Commit(std::string_view name, std::string_view data) override;
+
+  // The push ended: complete, its cursor is deleted; else the last name committed is kept
+  // (when there is one). Errors: the registry's.
+  Status Finish(bool complete);
+
+  uint64_t added() const { return added_; }
+  uint64_t duplicates() const { return duplicates_; }
+
+ private:
+  Status SaveCursor();
+
+  PushedCorpus* pushed_;
+  RegistryDb* db_;
+  const std::string campaign_;
+  const std::string push_id_;
+  const std::string key_;
+  const std::string origin_;
+  std::function<int64_t()> now_unix_ms_;
+  std::string last_name_;
+  std::string saved_;  // the cursor the registry holds ("" for none)
+  uint64_t added_ = 0;
+  uint64_t duplicates_ = 0;
+};
+
+}  // namespace pollen::controller
+
+#endif  // POLLEN_CONTROLLER_PUSH_SINK_H_

@@ -1,0 +1,76 @@
+// The inputs pushed to one campaign by `pollen corpus push`: seeds and regression inputs
+// that the campaign's nodes must run (docs/controller.md, "Pushed inputs").
+//
+// The controller cannot run the target, so a pushed input has no features. That is why it
+// is kept here, in a store of its own (DATA/campaigns/<campaign>/_pushed/, a storage/
+// CorpusStore), and not in a build's merged corpus: a merge there treats a featureless entry
+// as one to execute and, having no executor, would fail; and a set cover must never drop
+// an input nobody has measured yet. Pushed inputs belong to the campaign, not to a build: a
+// node of any build pulls them. A node that finds coverage in one publishes it as usual
+// (newInputs, with features), and it joins its build's merged corpus like any other input.
+//
+// Entries are numbered 1, 2, 3... in push order and never removed; an input whose hash was
+// pushed before is not added again. The store key of entry `seq` is its record name in
+// pushed/<campaign> (controller/record_names.h). In memory: the hashes in push order and a
+// hash -> seq index, built by one scan of the store when it opens (about 60 bytes per entry).
+//
+// Thread safety: none; the controller's service thread owns it.
+#ifndef POLLEN_CONTROLLER_PUSHED_CORPUS_H_
+#define POLLEN_CONTROLLER_PUSHED_CORPUS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "controller/controller_message.h"
+#include "engine/status.h"
+#include "storage/corpus_store.h"
+
+namespace pollen::controller {
+
+class PushedCorpus {
+ public:
+  // Opens (creating) the store at `path` for a campaign of `target`, and reads its keys.
+  // Errors: those of CorpusStore::Open, a key that is not a pushed record name, a gap in
+  // the numbering (a damaged store).
+  static Result<std::unique_ptr<PushedCorpus>> Open(const std::string& path,
+                                                    const std::string& target);
+
+  // Adds `data` as the next entry, unless its hash was pushed before: true when added.
+  // `origin` becomes the entry's origin ("push:<push id>"). Errors: storage (nothing added).
+  Result<bool> Add(std::string_view data, std::string_view origin, int64_t now_unix_ms);
+
+  // The number of the last entry: the count of entries, 0 when none.
+  uint64_t last_seq() const { return hashes_.size(); }
+  uint64_t bytes() const { return bytes_; }
+  // The hash of entry `seq`, 1 <= seq <= last_seq().
+  const Hash& HashAt(uint64_t seq) const { return hashes_[seq - 1]; }
+  bool Contains(const Hash& hash) const { return seq_of_.count(hash) != 0; }
+
+  // The bytes of entry `seq` into *out. Errors: storage.
+  Status Read(uint64_t seq, std::string* out) const;
+
+  // The first entry whose record name is greater than `cursor` ("" for 1): names ascend
+  // with the numbers, so this is a binary search. last_seq() + 1 when none is.
+  uint64_t FirstSeqAfter(std::string_view cursor) const;
+
+  // (hash, seq) of every entry whose hash in hex is greater than `after`, by hash.
+  std::vector<std::pair<Hash, uint64_t>> ByHashAfter(std::string_view after) const;
+
+ private:
+  explicit PushedCorpus(std::unique_ptr<storage::CorpusStore> store) : store_(std::move(store)) {}
+  Status Load();
+
+  std::unique_ptr<storage::CorpusStore> store_;
+  std::vector<Hash> hashes_;  // entry seq at [seq - 1]
+  std::unordered_map<Hash, uint64_t, HashHasher> seq_of_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace pollen::controller
+
+#endif  // POLLEN_CONTROLLER_PUSHED_CORPUS_H_

@@ -1,0 +1,291 @@
+// Streams from peers that misbehave, and the controller's bounds: hostile record names and
+// sizes answered with a stream error while other clients are served, too many streams, a
+// credit beyond the window, a silent client's stream freed, and a status answered in the
+// middle of a large pull.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controller/record_names.h"
+#include "controller/stream_client.h"
+#include "controller/stream_test_util.h"
+#include "transfer/record_codec.h"
+#include "transfer/transfer_test_util.h"
+
+namespace pollen::controller {
+namespace {
+
+using namespace ::pollen::controller::testing;  // NOLINT: test helpers
+using transfer::testing::MemorySink;
+
+class StreamHostileTest : public ::testing::Test {
+ protected:
+  void Start(const std::function<void(ControllerOptions&)>& adjust = nullptr) {
+    ControllerOptions options = keys_.Options(data_.path() + "/data");
+    options.merge_every_ms = 0;
+    if (adjust) adjust(options);
+    controller_ = std::make_unique<RunningController>(StartController(options).value());
+    node_ = keys_.Client((*controller_)->endpoint(), 0);
+    client_.controller = (*controller_)->endpoint();
+    client_.keys = keys_.setup.nodes[1];
+    client_.controller_public_key = keys_.setup.broker.public_key;
+    auto reg = node_->Call<RegisterReply>(MakeRegister("node-a"), kStreamTimeoutMs);
+    ASSERT_TRUE(reg.ok()) << reg.status().message();
+  }
+
+  // A raw peer that asked to push and got the controller's open.
+  std::unique_ptr<RawPeer> OpenPush(uint64_t stream_id = 5) {
+    auto peer = std::make_unique<RawPeer>((*controller_)->endpoint(), keys_, 2);
+    peer->SendRequest(41, PushCorpusRequest{{"json", ""}, "push-raw", stream_id});
+    transfer::StreamMessage open = peer->ReceiveStream();
+    EXPECT_TRUE(std::holds_alternative<transfer::StreamOpen>(open));
+    return peer;
+  }
+
+  // The controller is still serving: a status request is answered.
+  void ExpectServing() {
+    auto status = node_->Call<StatusReply>(StatusRequest{}, kStreamTimeoutMs);
+    EXPECT_TRUE(status.ok()) << status.status().message();
+  }
+
+  Keys keys_;
+  TempDir data_;
+  std::unique_ptr<RunningController> controller_;
+  std::unique_ptr<ControllerClient> node_;
+  ControllerClientOptions client_;
+};
+
+TEST_F(StreamHostileTest, BadNamesInAPushAreAStreamErrorAndTheControllerServesOthers) {
+  Start();
+  const std::string seeds = data_.path() + "/seeds";
+  WriteCorpusDir(seeds, 300, 1000, 3000);
+  ASSERT_TRUE(PushStream(client_, {"json", ""}, "push-good", DirectoryOpener(seeds)).ok());
+  struct Case {
+    std::string name;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"../escape", "\"..\" component"},
+      {"a/../../b", "\"..\" component"},
+      {"/etc/passwd", "absolute"},
+      {std::string("nul\0byte", 8), "NUL"},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<RawPeer> peer = OpenPush();
+    std::string data;
+    transfer::AppendRecord(&data, "aaa-fine", "first record");
+    transfer::AppendRecord(&data, c.name, "hostile");
+    peer->SendStream(transfer::StreamChunk{5, 0, data, true});
+    transfer::StreamMessage reply = peer->ReceiveStream();
+    ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply)) << c.expected;
+    EXPECT_NE(std::get<transfer::StreamError>(reply).text.find(c.expected), std::string::npos)
+        << std::get<transfer::StreamError>(reply).text;
+    // Meanwhile: a status, and a whole pull for another client.
+    ExpectServing();
+    MemorySink sink;
+    Result<transfer::TransferCounters> pulled =
+        PullStream(client_, CorpusResource("json"), "", &sink);
+    ASSERT_TRUE(pulled.ok()) << pulled.status().message();
+    EXPECT_EQ(sink.records.size(), 301u);  // 300 seeds and the first hostile push's good record
+  }
+  const ControllerStatus status = (*controller_)->status();
+  EXPECT_EQ(status.streams.failed, 4u);
+  EXPECT_EQ(status.streams.active, 0u);
+}
+
+TEST_F(StreamHostileTest, OversizedRecordsMalformedStreamsAndBadCursorsAreRefused) {
+  Start([](ControllerOptions& o) { o.limits.stream.max_record_bytes = 64 << 10; });
+  // A client whose own limit is larger: the controller refuses the record.
+  const std::string seeds = data_.path() + "/seeds";
+  WriteCorpusDir(seeds, 3, 100, 200);
+  ::pollen::testing::WriteFile(seeds + "/big", std::string((64 << 10) + 1, 'x'));
+  ControllerClientOptions lenient = client_;
+  lenient.limits.stream.max_record_bytes = 1 << 20;
+  Result<PushResult> pushed = PushStream(lenient, {"json", ""}, "push-big", DirectoryOpener(seeds));
+  ASSERT_FALSE(pushed.ok());
+  EXPECT_NE(pushed.status().message().find("exceeds the limit of 65536"), std::string::npos)
+      << pushed.status().message();
+
+  // A stream that ends inside a record.
+  {
+    std::unique_ptr<RawPeer> peer = OpenPush();
+    std::string data;
+    transfer::AppendRecord(&data, "cut", std::string(100, 'c'));
+    data.resize(data.size() - 10);
+    peer->SendStream(transfer::StreamChunk{5, 0, data, true});
+    transfer::StreamMessage reply = peer->ReceiveStream();
+    ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+    EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("truncated"), std::string::npos)
+        << std::get<transfer::StreamError>(reply).text;
+  }
+  // A chunk out of order, and one on a stream nobody opened.
+  {
+    std::unique_ptr<RawPeer> peer = OpenPush();
+    peer->SendStream(transfer::StreamChunk{5, 3, "", false});
+    transfer::StreamMessage reply = peer->ReceiveStream();
+    ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+    EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("lost or reordered"),
+              std::string::npos);
+    peer->SendStream(transfer::StreamChunk{77, 0, "", true});
+    reply = peer->ReceiveStream();
+    ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+    EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("no stream 77"), std::string::npos);
+  }
+  // A pull whose cursor is not a record name: a malformed message.
+  {
+    RawPeer peer((*controller_)->endpoint(), keys_, 2);
+    peer.SendStream(transfer::StreamOpen{1, CorpusResource("json"), "../up", 8});
+    std::optional<Reply> reply = peer.Receive();
+    ASSERT_TRUE(reply && std::holds_alternative<ErrorReply>(*reply));
+    EXPECT_EQ(std::get<ErrorReply>(*reply).code, ErrorCode::kMalformed);
+  }
+  ExpectServing();
+  EXPECT_EQ((*controller_)->status().streams.active, 0u);
+}
+
+TEST_F(StreamHostileTest, StreamsAreBoundedAndASilentClientsStreamIsFreed) {
+  Start([](ControllerOptions& o) {
+    o.streams.max_streams = 1;
+    o.streams.idle_timeout_ms = 500;
+    o.streams.max_window = 16;
+  });
+  const std::string seeds = data_.path() + "/seeds";
+  WriteCorpusDir(seeds, 100, 1000, 2000);
+  ASSERT_TRUE(PushStream(client_, {"json", ""}, "push-a", DirectoryOpener(seeds)).ok());
+
+  // A window beyond the controller's limit.
+  RawPeer greedy((*controller_)->endpoint(), keys_, 2);
+  greedy.SendStream(transfer::StreamOpen{1, CorpusResource("json"), "", 17});
+  transfer::StreamMessage reply = greedy.ReceiveStream();
+  ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+  EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("limit of 16"), std::string::npos);
+
+  // A client that opens a pull, takes one chunk and goes silent holds the only stream...
+  RawPeer silent((*controller_)->endpoint(), keys_, 2);
+  silent.SendStream(transfer::StreamOpen{1, CorpusResource("json"), "", 1});
+  EXPECT_TRUE(std::holds_alternative<transfer::StreamChunk>(silent.ReceiveStream()));
+  MemorySink sink;
+  Result<transfer::TransferCounters> refused =
+      PullStream(client_, CorpusResource("json"), "", &sink);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("limit of 1 streams"), std::string::npos)
+      << refused.status().message();
+  // ... until the controller gives up on it.
+  EXPECT_TRUE(WaitUntil([&] { return (*controller_)->status().streams.expired == 1; }));
+  reply = silent.ReceiveStream();
+  ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+  EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("abandoned"), std::string::npos);
+  ASSERT_TRUE(PullStream(client_, CorpusResource("json"), "", &sink).ok());
+  EXPECT_EQ(sink.records.size(), 100u);
+
+  // A receiver granting more credit than it consumed.
+  RawPeer liar((*controller_)->endpoint(), keys_, 2);
+  liar.SendStream(transfer::StreamOpen{1, CorpusResource("json"), "", 2});
+  EXPECT_TRUE(std::holds_alternative<transfer::StreamChunk>(liar.ReceiveStream()));
+  liar.SendStream(transfer::StreamCredit{1, 10});
+  for (;;) {
+    reply = liar.ReceiveStream();
+    if (!std::holds_alternative<transfer::StreamChunk>(reply)) break;
+  }
+  ASSERT_TRUE(std::holds_alternative<transfer::StreamError>(reply));
+  EXPECT_NE(std::get<transfer::StreamError>(reply).text.find("more than the window of 2"),
+            std::string::npos)
+      << std::get<transfer::StreamError>(reply).text;
+}
+
+TEST_F(StreamHostileTest, AnInterruptedPushByAClientThatVanishedResumesAfterTheIdleTimeout) {
+  Start([](ControllerOptions& o) { o.streams.idle_timeout_ms = 300; });
+  {
+    std::unique_ptr<RawPeer> peer = OpenPush();
+    std::string data;
+    for (int i = 0; i < 100; i++) {
+      char name[16];
+      std::snprintf(name, sizeof(name), "r-%03d", i);
+      transfer::AppendRecord(&data, name,
+                             std::string(100, static_cast<char>('a' + i % 26)) + std::to_string(i));
+    }
+    data.resize(data.size() - 50);  // the client dies in the middle of record 100
+    peer->SendStream(transfer::StreamChunk{5, 0, data, false});
+    // It gets no more: its credit and the controller's error go nowhere once it is gone.
+  }
+  EXPECT_TRUE(WaitUntil([&] { return (*controller_)->status().streams.expired == 1; }));
+  RawPeer again((*controller_)->endpoint(), keys_, 2);
+  again.SendRequest(42, PushCorpusRequest{{"json", ""}, "push-raw", 9});
+  transfer::StreamMessage open = again.ReceiveStream();
+  ASSERT_TRUE(std::holds_alternative<transfer::StreamOpen>(open));
+  EXPECT_EQ(std::get<transfer::StreamOpen>(open).resume_after, "r-098");
+}
+
+// Blocks Commit at record `pause_at` until Resume, to hold a pull in the middle.
+class PausingSink : public transfer::RecordSink {
+ public:
+  explicit PausingSink(size_t pause_at) : pause_at_(pause_at) {}
+  Status Commit(std::string_view, std::string_view data) override {
+    if (++records_ == pause_at_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      paused_ = true;
+      cv_.notify_all();
+      if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return resumed_; })) {
+        return Status::Error("never resumed (test)");
+      }
+    }
+    bytes_ += data.size();
+    return Status::Ok();
+  }
+  bool WaitPaused() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(20), [&] { return paused_; });
+  }
+  void Resume() {
+    std::lock_guard<std::mutex> lock(mu_);
+    resumed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t records() const { return records_; }
+
+ private:
+  const size_t pause_at_;
+  std::atomic<uint64_t> records_{0};
+  uint64_t bytes_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool paused_ = false;
+  bool resumed_ = false;
+};
+
+TEST_F(StreamHostileTest, AStatusIsAnsweredWhileALargePullRuns) {
+  Start();
+  const std::string seeds = data_.path() + "/seeds";
+  WriteCorpusDir(seeds, 1500, 90 << 10, 110 << 10);  // about 150 MB
+  ASSERT_TRUE(PushStream(client_, {"json", ""}, "push-a", DirectoryOpener(seeds)).ok());
+
+  PausingSink sink(/*pause_at=*/500);
+  Result<transfer::TransferCounters> pulled = Status::Error("not run");
+  std::thread puller([&] { pulled = PullStream(client_, CorpusResource("json"), "", &sink); });
+  ASSERT_TRUE(sink.WaitPaused());
+  // Mid-stream: the controller has a stream open and answers.
+  EXPECT_EQ((*controller_)->status().streams.active, 1u);
+  const uint64_t before = engine::MonotonicMs();
+  ExpectServing();
+  sink.Resume();
+  // And while the rest streams: every answer within a second.
+  uint64_t slowest = engine::MonotonicMs() - before, answered = 0;
+  while ((*controller_)->status().streams.active == 1) {
+    const uint64_t start = engine::MonotonicMs();
+    ExpectServing();
+    slowest = std::max(slowest, engine::MonotonicMs() - start);
+    answered++;
+  }
+  puller.join();
+  ASSERT_TRUE(pulled.ok()) << pulled.status().message();
+  EXPECT_EQ(pulled->records, 1500u);
+  EXPECT_LT(slowest, 1000u) << "answered " << answered << " status requests during the pull";
+}
+
+}  // namespace
+}  // namespace pollen::controller

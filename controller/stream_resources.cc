@@ -1,0 +1,67 @@
+#include "controller/stream_resources.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "controller/corpus_sources.h"
+#include "controller/record_names.h"
+
+namespace pollen::controller {
+namespace {
+
+Status Logged(const Status& s) {
+  spdlog::error("controller: {}", s.message());
+  return s;
+}
+
+}  // namespace
+
+StreamResources::StreamResources(CampaignRegistry* campaigns, CampaignStores* stores,
+                                 RegistryDb* db, std::function<int64_t()> now_unix_ms)
+    : campaigns_(campaigns), stores_(stores), db_(db), now_unix_ms_(std::move(now_unix_ms)) {}
+
+Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
+    const std::string& resource, const std::string& resume_after) {
+  Result<ParsedResource> parsed = ParseResource(resource);
+  if (!parsed.ok()) return parsed.status();
+  const CampaignRecord* campaign = campaigns_->Find(parsed->campaign.name);
+  if (campaign == nullptr) {
+    return Status::Error("no campaign '" + parsed->campaign.name + "'");
+  }
+  Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
+  if (!pushed.ok()) return Logged(pushed.status());
+  if (parsed->kind == ParsedResource::Kind::kPushed) {
+    if (*pushed == nullptr) return std::unique_ptr<transfer::RecordSource>(new EmptySource());
+    return std::unique_ptr<transfer::RecordSource>(new PushedSource(*pushed, resume_after));
+  }
+  auto build = campaigns_->ResolveBuild(parsed->campaign);
+  if (auto* error = std::get_if<ErrorReply>(&build)) return Status::Error(error->message);
+  Result<CampaignStore*> store = stores_->Get(*campaign, std::get<std::string>(build));
+  if (!store.ok()) return Logged(store.status());
+  return std::unique_ptr<transfer::RecordSource>(
+      new CorpusSource((*store)->corpus.get(), *pushed, resume_after,
+                       /*with_features=*/parsed->kind == ParsedResource::Kind::kEntries));
+}
+
+std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenPush(
+    const PushCorpusRequest& request) {
+  const CampaignRecord* campaign = campaigns_->Find(request.campaign.name);
+  if (campaign == nullptr) {
+    return ErrorReply{ErrorCode::kUnknownCampaign,
+                      "no campaign '" + request.campaign.name +
+                          "': a campaign is created by the first node that joins it"};
+  }
+  Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/true);
+  if (!pushed.ok()) return ErrorReply{ErrorCode::kStorage, Logged(pushed.status()).message()};
+  Result<std::string> cursor = PushSink::ReadCursor(*db_, campaign->name, request.push_id);
+  if (!cursor.ok()) return ErrorReply{ErrorCode::kStorage, Logged(cursor.status()).message()};
+  Push push;
+  push.sink =
+      std::make_unique<PushSink>(*pushed, db_, campaign->name, request.push_id, now_unix_ms_);
+  push.resource = PushedResource(campaign->name);
+  push.cursor = std::move(cursor).value();
+  return push;
+}
+
+}  // namespace pollen::controller

@@ -1,0 +1,56 @@
+// What the controller's streams read and write (docs/controller.md, "Streams"): resolves a
+// pull's resource to a record source over the campaign's stores, and a push request to a
+// sink into its pushed corpus with the push's resume cursor. No sockets or flow control here
+// (controller/stream_server.h runs the streams).
+//
+// Thread safety: none; the controller's service thread owns it.
+#ifndef POLLEN_CONTROLLER_STREAM_RESOURCES_H_
+#define POLLEN_CONTROLLER_STREAM_RESOURCES_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "controller/campaign_registry.h"
+#include "controller/campaign_stores.h"
+#include "controller/controller_message.h"
+#include "controller/push_sink.h"
+#include "controller/registry_db.h"
+#include "transfer/stream_sender.h"
+
+namespace pollen::controller {
+
+class StreamResources {
+ public:
+  // Everything must outlive this object and what it opens. now_unix_ms: the wall clock.
+  StreamResources(CampaignRegistry* campaigns, CampaignStores* stores, RegistryDb* db,
+                  std::function<int64_t()> now_unix_ms);
+
+  // The records of `resource` (controller/record_names.h) whose names follow
+  // `resume_after`. Errors, to send to the receiver: an unknown resource, campaign or
+  // build, storage (also logged).
+  Result<std::unique_ptr<transfer::RecordSource>> OpenPull(const std::string& resource,
+                                                           const std::string& resume_after);
+
+  struct Push {
+    std::unique_ptr<PushSink> sink;
+    std::string resource;  // "pushed/<campaign>", for the open
+    std::string cursor;    // where the push resumes ("" from the start)
+  };
+
+  // The sink of a push into the campaign, and the cursor it resumes after. Errors, to reply
+  // with: kUnknownCampaign (a campaign is created by its first node), kStorage.
+  std::variant<Push, ErrorReply> OpenPush(const PushCorpusRequest& request);
+
+ private:
+  CampaignRegistry* campaigns_;
+  CampaignStores* stores_;
+  RegistryDb* db_;
+  std::function<int64_t()> now_unix_ms_;
+};
+
+}  // namespace pollen::controller
+
+#endif  // POLLEN_CONTROLLER_STREAM_RESOURCES_H_

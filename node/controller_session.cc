@@ -1,0 +1,487 @@
+#include "node/controller_session.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <utility>
+
+#include "engine/clock.h"
+#include "node/process_rss.h"
+
+namespace pollen::node {
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kMaxRefusedRetryMs = 60000;
+// Room kept in a message for its header, the node id and the lists' framing.
+constexpr size_t kMessageSlack = 64 * 1024;
+// After the controller's storage failed: a little longer than an ordinary retry.
+constexpr uint64_t kStorageRetryFactor = 5;
+
+// An upper bound of what an input adds to a newInputs message: its bytes, its hash, its
+// features (delta-LEB128: at most 5 bytes each) and Cap'n Proto's pointers.
+size_t EncodedBound(const controller::InputEntry& e) {
+  return e.bytes.size() + 5 * e.features.size() + 64;
+}
+
+// What an input holds in memory while it waits.
+size_t QueuedBytes(const controller::InputEntry& e) {
+  return e.bytes.size() + 4 * e.features.size() + sizeof(controller::InputEntry);
+}
+
+// "0.1 s", "2 s", "60 s".
+std::string Seconds(uint64_t ms) { return fmt::format("{:g} s", static_cast<double>(ms) / 1000); }
+
+}  // namespace
+
+ControllerSession::ControllerSession(ControllerSessionOptions options,
+                                     ControllerClientFactory connect)
+    : options_(std::move(options)), connect_(std::move(connect)) {}
+
+ControllerSession::~ControllerSession() { Stop(0); }
+
+void ControllerSession::Start() {
+  POLLEN_CHECK(!thread_.joinable());
+  thread_ = std::thread([this] { Run(); });
+}
+
+bool ControllerSession::WaitForFirstAnswer(uint64_t timeout_ms) {
+  std::unique_lock lock(mu_);
+  return answered_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                            [this] { return first_answer_; });
+}
+
+ControllerSession::Queued ControllerSession::QueueInput(controller::InputEntry entry,
+                                                        bool count_if_full) {
+  std::lock_guard lock(mu_);
+  if (state_ == ControllerState::kRejected) {
+    counters_.rejected++;
+    return Queued::kRejected;
+  }
+  if (EncodedBound(entry) + kMessageSlack > options_.limits.max_message_bytes) {
+    counters_.too_large++;
+    return Queued::kTooLarge;
+  }
+  size_t bytes = QueuedBytes(entry);
+  if (inputs_.size() + inflight_inputs_ >= options_.max_queued_inputs ||
+      queued_bytes_ + bytes > options_.max_queued_bytes) {
+    if (count_if_full) counters_.inputs_dropped++;
+    return Queued::kFull;
+  }
+  if (inputs_.empty()) oldest_input_ms_ = engine::MonotonicMs();
+  inputs_.push_back(std::move(entry));
+  queued_bytes_ += bytes;
+  if (inputs_.size() == options_.max_batch_entries) wake_.notify_one();
+  return Queued::kQueued;
+}
+
+bool ControllerSession::QueueCrash(controller::CrashRequest crash) {
+  crash.node_id = options_.registration.node_id;
+  if (crash.report.size() > options_.limits.max_report_bytes) {
+    crash.report.resize(options_.limits.max_report_bytes);
+  }
+  std::lock_guard lock(mu_);
+  if (state_ == ControllerState::kRejected) {
+    counters_.rejected++;
+    return false;
+  }
+  size_t size = crash.input.size() + crash.report.size() + crash.signature.size() +
+                crash.kind.size() + crash.node_id.size();
+  if (size + kMessageSlack > options_.limits.max_message_bytes) {
+    counters_.too_large++;
+    return false;
+  }
+  if (crashes_.size() >= options_.max_queued_crashes) {
+    counters_.crashes_dropped++;
+    return false;
+  }
+  crashes_.push_back(std::move(crash));
+  wake_.notify_one();
+  return true;
+}
+
+size_t ControllerSession::InputRoom() const {
+  std::lock_guard lock(mu_);
+  size_t queued = inputs_.size() + inflight_inputs_;
+  return queued >= options_.max_queued_inputs ? 0 : options_.max_queued_inputs - queued;
+}
+
+void ControllerSession::SetStats(const controller::NodeStats& stats) {
+  std::lock_guard lock(mu_);
+  stats_ = stats;
+}
+
+std::vector<std::string> ControllerSession::TakeMinimizeRequests() {
+  std::lock_guard lock(mu_);
+  return std::exchange(minimize_, {});
+}
+
+bool ControllerSession::TakeResyncRequest() {
+  std::lock_guard lock(mu_);
+  return std::exchange(resync_, false);
+}
+
+ControllerState ControllerSession::state() const {
+  std::lock_guard lock(mu_);
+  return state_;
+}
+
+ControllerSessionCounters ControllerSession::counters() const {
+  std::lock_guard lock(mu_);
+  ControllerSessionCounters c = counters_;
+  c.inputs_queued = inputs_.size() + inflight_inputs_;
+  c.crashes_queued = crashes_.size();
+  return c;
+}
+
+void ControllerSession::Stop(uint64_t flush_ms) {
+  {
+    std::lock_guard lock(mu_);
+    if (!stopping_) {
+      stopping_ = true;
+      stop_deadline_ms_ = engine::MonotonicMs() + flush_ms;
+    }
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool ControllerSession::HasWorkLocked() const {
+  return !inputs_.empty() || inflight_inputs_ > 0 || !crashes_.empty();
+}
+
+void ControllerSession::Run() {
+  // Ctrl-C and SIGTERM go to the coordinator's thread (node/interrupt.h), never here: a
+  // signal would cut a request short (EINTR) and look like an outage. ZeroMQ's threads,
+  // started from this one, inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::unique_lock lock(mu_);
+  while (true) {
+    uint64_t now = engine::MonotonicMs();
+    if (stopping_ && (now >= stop_deadline_ms_ || !registered_ || !HasWorkLocked())) break;
+    uint64_t wake_ms = kNever;
+    Action action = NextActionLocked(now, &wake_ms);
+    if (action == Action::kNone) {
+      if (stopping_) wake_ms = std::min(wake_ms, stop_deadline_ms_);
+      // Looked at again at least every second: cheap, and robust to a missed wake-up.
+      uint64_t wait = std::min<uint64_t>(wake_ms > now ? wake_ms - now : 1, 1000);
+      wake_.wait_for(lock, std::chrono::milliseconds(wait));
+      continue;
+    }
+    lock.unlock();
+    Do(action);
+    lock.lock();
+  }
+}
+
+ControllerSession::Action ControllerSession::NextActionLocked(uint64_t now,
+                                                              uint64_t* wake_ms) const {
+  if (state_ == ControllerState::kRejected) return Action::kNone;
+  if (now < retry_at_ms_) {
+    *wake_ms = retry_at_ms_;
+    return Action::kNone;
+  }
+  if (!registered_) return Action::kRegister;
+  if (now >= next_heartbeat_ms_) return Action::kHeartbeat;
+  if (!crashes_.empty()) return Action::kCrash;
+  if (inflight_inputs_ > 0 || inputs_.size() >= options_.max_batch_entries) return Action::kInputs;
+  if (!inputs_.empty()) {
+    if (stopping_ || now >= oldest_input_ms_ + options_.batch_interval_ms) return Action::kInputs;
+    *wake_ms = std::min(next_heartbeat_ms_, oldest_input_ms_ + options_.batch_interval_ms);
+    return Action::kNone;
+  }
+  *wake_ms = next_heartbeat_ms_;
+  return Action::kNone;
+}
+
+void ControllerSession::Do(Action action) {
+  switch (action) {
+    case Action::kRegister:
+      Register();
+      break;
+    case Action::kHeartbeat:
+      Heartbeat();
+      break;
+    case Action::kCrash:
+      SendCrash();
+      break;
+    case Action::kInputs:
+      SendInputs();
+      break;
+    case Action::kNone:
+      break;
+  }
+}
+
+std::optional<controller::Reply> ControllerSession::Send(const controller::Request& request,
+                                                         uint64_t timeout_ms) {
+  uint64_t now = engine::MonotonicMs();
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_)
+      timeout_ms =
+          std::clamp<uint64_t>(stop_deadline_ms_ - std::min(now, stop_deadline_ms_), 1, timeout_ms);
+  }
+  if (client_ == nullptr) {
+    Result<std::unique_ptr<controller::ControllerClient>> made = connect_();
+    if (!made.ok()) {
+      // Invalid keys or endpoint were checked before the session started: unexpected.
+      Reject("cannot connect to the controller at " + options_.endpoint + ": " +
+             made.status().message());
+      return std::nullopt;
+    }
+    client_ = std::move(made).value();
+  }
+  Result<controller::Reply> reply = client_->Request(request, static_cast<int>(timeout_ms));
+  if (reply.ok()) return std::move(reply).value();
+
+  now = engine::MonotonicMs();
+  const bool refused = client_->refused();
+  std::lock_guard lock(mu_);
+  counters_.failed_requests++;
+  const bool was_registered = registered_;
+  registered_ = false;  // the next request is a registration
+  if (refused) {
+    counters_.refusals++;
+    client_.reset();  // libzmq does not retry a refused handshake: a new connection will
+    refused_backoff_ms_ = refused_backoff_ms_ == 0
+                              ? options_.refused_retry_ms
+                              : std::min(refused_backoff_ms_ * 2, kMaxRefusedRetryMs);
+    retry_at_ms_ = now + refused_backoff_ms_;
+    if (state_ != ControllerState::kRefused) {
+      spdlog::error(
+          "the controller at {} refused this node's key (its .pub file is not in the "
+          "controller's authorized/ directory): fuzzing on without it, trying again "
+          "in {}, then at most every minute",
+          options_.endpoint, Seconds(refused_backoff_ms_));
+    }
+    state_ = ControllerState::kRefused;
+    return std::nullopt;
+  }
+  retry_at_ms_ = now + options_.retry_interval_ms;
+  if (was_registered || state_ == ControllerState::kConnecting) outage_start_ms_ = now;
+  if (!outage_logged_) {
+    outage_logged_ = true;
+    spdlog::warn(
+        "{}: {} without the controller, trying again every {}; what it should get "
+        "waits in a queue (at most {} inputs, {} crashes) until it answers",
+        reply.status().message(), ever_registered_ ? "fuzzing on" : "fuzzing",
+        Seconds(options_.retry_interval_ms), options_.max_queued_inputs,
+        options_.max_queued_crashes);
+  }
+  state_ = ControllerState::kUnreachable;
+  return std::nullopt;
+}
+
+void ControllerSession::Register() {
+  std::optional<controller::Reply> reply =
+      Send(options_.registration, options_.register_timeout_ms);
+  if (!reply) return;
+  const std::string& campaign = options_.registration.campaign;
+  if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
+    if (error->code == controller::ErrorCode::kStorage) {
+      std::lock_guard lock(mu_);
+      retry_at_ms_ = engine::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
+      if (last_error_logged_ != error->message) {
+        last_error_logged_ = error->message;
+        spdlog::warn("the controller at {} could not register this node ({}): trying again",
+                     options_.endpoint, error->message);
+      }
+      return;
+    }
+    Reject("the controller at " + options_.endpoint +
+           " refused to register this node: " + error->message);
+    return;
+  }
+  auto* registered = std::get_if<controller::RegisterReply>(&*reply);
+  if (registered == nullptr) {
+    Reject("the controller at " + options_.endpoint + " answered a registration with another kind");
+    return;
+  }
+  uint64_t now = engine::MonotonicMs();
+  std::lock_guard lock(mu_);
+  counters_.registrations++;
+  registered_ = true;
+  state_ = ControllerState::kRegistered;
+  refused_backoff_ms_ = 0;
+  next_heartbeat_ms_ = now + options_.heartbeat_interval_ms;
+  if (!ever_registered_) {
+    spdlog::info(
+        "controller: node {} registered at {} in campaign {} (build {}); its merged "
+        "corpus of this build holds {} inputs",
+        options_.registration.node_id, options_.endpoint, campaign, options_.registration.build_id,
+        registered->corpus_entries);
+  } else {
+    spdlog::info(
+        "controller: registered again at {} after {}; catching up ({} inputs, {} "
+        "crashes to send)",
+        options_.endpoint, Seconds(now - outage_start_ms_), inputs_.size() + inflight_inputs_,
+        crashes_.size());
+  }
+  ever_registered_ = true;
+  outage_logged_ = false;
+  last_error_logged_.clear();
+  if (registered->stopped && !stop_requested_.load()) {
+    spdlog::warn(
+        "controller: campaign {} is stopped (pollen stop {}; pollen start {} lets its "
+        "nodes run again)",
+        campaign, campaign, campaign);
+    stop_requested_.store(true, std::memory_order_release);
+  }
+  first_answer_ = true;
+  answered_.notify_all();
+}
+
+void ControllerSession::Heartbeat() {
+  controller::HeartbeatRequest request;
+  request.node_id = options_.registration.node_id;
+  {
+    std::lock_guard lock(mu_);
+    request.stats = stats_;
+    next_heartbeat_ms_ = engine::MonotonicMs() + options_.heartbeat_interval_ms;
+  }
+  request.stats.rss_bytes = ProcessTreeRssBytes();
+  std::optional<controller::Reply> reply = Send(request, options_.request_timeout_ms);
+  if (!reply) return;
+  if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
+    KeepAfterError(*error, "a heartbeat", 0);
+    return;
+  }
+  auto* answer = std::get_if<controller::HeartbeatReply>(&*reply);
+  if (answer == nullptr) return;
+  std::lock_guard lock(mu_);
+  counters_.heartbeats++;
+  for (std::string& s : answer->minimize) {
+    if (std::find(minimize_.begin(), minimize_.end(), s) == minimize_.end()) {
+      minimize_.push_back(std::move(s));
+    }
+  }
+  if (answer->stop && !stop_requested_.load()) {
+    const std::string& campaign = options_.registration.campaign;
+    spdlog::warn("stopped by the controller (pollen stop {})", campaign);
+    stop_requested_.store(true, std::memory_order_release);
+  }
+}
+
+void ControllerSession::SendCrash() {
+  controller::CrashRequest crash;
+  {
+    std::lock_guard lock(mu_);
+    if (crashes_.empty()) return;
+    crash = crashes_.front();
+  }
+  std::optional<controller::Reply> reply = Send(crash, options_.request_timeout_ms);
+  if (!reply) return;
+  if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
+    if (KeepAfterError(*error, "a crash", 1)) return;
+  }
+  std::lock_guard lock(mu_);
+  if (std::holds_alternative<controller::CrashReply>(*reply)) counters_.crashes_sent++;
+  crashes_.pop_front();
+}
+
+void ControllerSession::SendInputs() {
+  controller::NewInputsRequest request;
+  request.node_id = options_.registration.node_id;
+  if (inflight_.empty()) {
+    // A new batch: as many as fit in one message.
+    std::lock_guard lock(mu_);
+    size_t budget = options_.limits.max_message_bytes - kMessageSlack;
+    size_t max_entries = std::min(options_.max_batch_entries, options_.limits.max_entries);
+    size_t bytes = 0;
+    while (!inputs_.empty() && inflight_.size() < max_entries) {
+      size_t size = EncodedBound(inputs_.front());
+      if (!inflight_.empty() && bytes + size > budget) break;
+      bytes += size;
+      inflight_.push_back(std::move(inputs_.front()));
+      inputs_.pop_front();
+    }
+    inflight_inputs_ = inflight_.size();
+    if (!inputs_.empty()) oldest_input_ms_ = engine::MonotonicMs();
+  }
+  if (inflight_.empty()) return;
+  request.entries = std::move(inflight_);
+  inflight_.clear();
+  std::optional<controller::Reply> reply = Send(request, options_.request_timeout_ms);
+  size_t n = request.entries.size();
+  bool keep = !reply;
+  if (reply) {
+    if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
+      keep = KeepAfterError(*error, "inputs", n);
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (keep && state_ != ControllerState::kRejected) {
+    inflight_ = std::move(request.entries);
+    return;
+  }
+  if (state_ == ControllerState::kRejected) return;  // Reject dropped and counted them
+  for (const controller::InputEntry& e : request.entries) queued_bytes_ -= QueuedBytes(e);
+  inflight_inputs_ = 0;
+  if (auto* accepted = std::get_if<controller::InputsReply>(&*reply)) {
+    counters_.inputs_sent += n;
+    counters_.inputs_added += accepted->added;
+    counters_.inputs_duplicate += accepted->duplicates;
+    counters_.inputs_not_needed += accepted->not_needed;
+  }
+}
+
+bool ControllerSession::KeepAfterError(const controller::ErrorReply& error, const char* what,
+                                       size_t items) {
+  std::lock_guard lock(mu_);
+  if (error.code == controller::ErrorCode::kUnknownNode) {
+    // Forgotten (a node lost for a day, or a controller with a new data directory): register
+    // again, then send what it should have, and the corpus again.
+    if (registered_) {
+      spdlog::warn(
+          "the controller at {} does not know this node any more: registering again "
+          "and sending the corpus again",
+          options_.endpoint);
+    }
+    registered_ = false;
+    resync_ = true;
+    return true;
+  }
+  if (error.code == controller::ErrorCode::kStorage) {
+    retry_at_ms_ = engine::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
+    if (last_error_logged_ != error.message) {
+      last_error_logged_ = error.message;
+      spdlog::warn("the controller at {} could not store {} ({}): trying again", options_.endpoint,
+                   what, error.message);
+    }
+    return true;
+  }
+  counters_.rejected += items;
+  if (last_error_logged_ != error.message) {
+    last_error_logged_ = error.message;
+    spdlog::warn("the controller at {} refused {}: {}{}", options_.endpoint, what, error.message,
+                 items > 0 ? " (dropped, counted as rejected)" : "");
+  }
+  return false;
+}
+
+void ControllerSession::Reject(const std::string& message) {
+  std::lock_guard lock(mu_);
+  if (state_ == ControllerState::kRejected) return;
+  spdlog::error("{}: fuzzing on without the controller", message);
+  state_ = ControllerState::kRejected;
+  registered_ = false;
+  counters_.rejected += inputs_.size() + inflight_inputs_ + crashes_.size();
+  inputs_.clear();
+  inflight_.clear();
+  inflight_inputs_ = 0;
+  crashes_.clear();
+  queued_bytes_ = 0;
+  first_answer_ = true;
+  answered_.notify_all();
+}
+
+}  // namespace pollen::node
