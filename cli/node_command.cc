@@ -189,6 +189,7 @@ Result<std::unique_ptr<node::ControllerLink>> MakeControllerLink(
   session.endpoint = cluster.controller;
   session.limits = client.limits;
   session.heartbeat_interval_ms = uint64_t{cluster.controller_every} * 1000;
+  session.streams = client;  // the joining fetch and pushed inputs (docs/controller.md)
   controller::RegisterRequest& r = session.registration;
   r.node_id = node_id;
   r.campaign = campaign;

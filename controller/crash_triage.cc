@@ -48,12 +48,22 @@ Result<std::unique_ptr<CrashTriage>> CrashTriage::Load(storage::CorpusStore* sto
 }
 
 Result<CrashReply> CrashTriage::Report(const CrashRequest& request, int64_t now_unix_ms) {
+  // A minimized report from a node that reported the crash already answers a minimize
+  // request: the same occurrence, a smaller reproducer. It counts nothing and moves neither
+  // first nor last seen (PutCrash merges them with min and max); it only replaces the
+  // reproducer if smaller.
+  bool answer = false;
+  if (auto known = states_.find(request.signature); known != states_.end() && request.minimized) {
+    const std::vector<std::string>& r = known->second.state.reporters;
+    answer = std::find(r.begin(), r.end(), request.node_id) != r.end();
+  }
   storage::CrashRecord record;
   record.kind = request.kind;
   record.input = request.input;
   record.report = request.report;
-  record.count = 1;
-  record.first_seen_unix_ms = record.last_seen_unix_ms = now_unix_ms;
+  record.count = answer ? 0 : 1;
+  record.first_seen_unix_ms = now_unix_ms;
+  record.last_seen_unix_ms = answer ? 0 : now_unix_ms;
   if (Status s = store_->PutCrash(request.signature, record); !s.ok()) return s;
   Result<std::optional<storage::CrashRecord>> stored = store_->GetCrash(request.signature);
   if (!stored.ok()) return stored.status();

@@ -45,7 +45,9 @@ class CrashTriage {
                                                    uint64_t retry_ms = 10 * 60 * 1000);
 
   // Records one report of a crash by `request.node_id`: count + 1, the smaller reproducer
-  // kept, first/last seen, the node among the reporters. Errors: storage.
+  // kept, first/last seen, the node among the reporters. A minimized report from a node
+  // among the reporters (the answer to a minimize request) is no new occurrence: the count
+  // and the times stay, only a smaller reproducer replaces the stored one. Errors: storage.
   Result<CrashReply> Report(const CrashRequest& request, int64_t now_unix_ms);
 
   // Crashes with a signature greater than `after`, in signature order, as many as fit in

@@ -76,9 +76,28 @@ TEST_F(CrashTriageTest, MinimizationIsAskedOfAReporterUntilAMinimizedReproducerC
 
   CrashReply minimized = triage_->Report(Crash("n1", "01", true), 3).value();
   EXPECT_TRUE(minimized.minimized);
-  EXPECT_EQ(minimized.count, 3u);
+  EXPECT_EQ(minimized.count, 2u);  // an answer to the request: no new occurrence
   EXPECT_TRUE(triage_->MinimizeWanted("n1", 10 * kRetryMs, 4).empty());
   EXPECT_TRUE(triage_->List("", 1 << 20).value().crashes[0].minimized);
+}
+
+TEST_F(CrashTriageTest, AMinimizedAnswerReplacesTheReproducerWithoutCountingAgain) {
+  ASSERT_TRUE(triage_->Report(Crash("n1", "0123456789"), 100).ok());
+  ASSERT_TRUE(triage_->Report(Crash("n2", "012345678"), 200).ok());
+  CrashReply answer = triage_->Report(Crash("n1", "01", /*minimized=*/true), 300).value();
+  EXPECT_EQ(answer.count, 2u);
+  EXPECT_TRUE(answer.minimized);
+  const CrashSummary s = triage_->List("", 1 << 20).value().crashes.at(0);
+  EXPECT_EQ(s.count, 2u);
+  EXPECT_EQ(s.input_size, 2u);
+  EXPECT_EQ(s.first_seen_unix_ms, 100);
+  EXPECT_EQ(s.last_seen_unix_ms, 200);
+  EXPECT_TRUE(s.minimized);
+  // A larger minimized answer keeps the smaller reproducer, and counts nothing either.
+  EXPECT_EQ(triage_->Report(Crash("n2", "0123", true), 400).value().count, 2u);
+  EXPECT_EQ(triage_->List("", 1 << 20).value().crashes.at(0).input_size, 2u);
+  // A minimized report from a node that had not reported it is a new occurrence.
+  EXPECT_EQ(triage_->Report(Crash("n3", "0", true), 500).value().count, 3u);
 }
 
 TEST_F(CrashTriageTest, ReloadedItKeepsCountsReportersAndMinimization) {

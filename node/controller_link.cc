@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "engine/clock.h"
+#include "engine/coverage.h"
+#include "engine/sha1.h"
 #include "node/cluster_link.h"
 #include "node/content_hash.h"
 #include "node/interrupt.h"
@@ -13,6 +15,11 @@ namespace pollen::node {
 namespace {
 
 bool IsPeerOrigin(const std::string& origin) { return origin.rfind(kPeerOriginPrefix, 0) == 0; }
+
+// Entries this node did not find: their origin node, or the controller, has them.
+bool NotFoundHere(const std::string& origin) {
+  return IsPeerOrigin(origin) || origin == kControllerOrigin;
+}
 
 }  // namespace
 
@@ -52,19 +59,10 @@ void ControllerLink::OnStart(CorpusFeed& feed) {
   rate_window_ms_ = now;
   rate_window_executions_ = feed.executions();
   UpdateStats(feed, now);
-  // TODO(joining fetch): fetch the merged corpus when the node joins, and the pushed inputs
-  // when a heartbeat reply's pushedSeq passes the node's cursor (docs/controller.md,
-  // "Joining fetch and pushed inputs"): controller/stream_client.h's PullStream of
-  // EntriesResource(campaign, build id) and of PushedResource(campaign). A pull blocks: run
-  // it on the session's thread (or one of its own) and hand its records over through a
-  // bounded queue, drained here and in OnTurn: entries with features (measured on this very
-  // build) through feed.OfferEntry(bytes, features, "controller"), pushed inputs through
-  // feed.ExecuteInput; keep the pushed cursor in the work directory. Not done yet: a node
-  // that joins gets the cluster's inputs from its broker peers only.
   StartResync(feed);  // the restored corpus: the controller keeps what it lacks
   size_t own = 0;
   for (size_t i = 0; i < feed.corpus().size(); i++) {
-    own += !IsPeerOrigin(feed.corpus().entry(i).origin);
+    own += !NotFoundHere(feed.corpus().entry(i).origin);
   }
   if (own > 0) {
     spdlog::info(
@@ -86,6 +84,7 @@ void ControllerLink::OnTurn(CorpusFeed& feed) {
     StartResync(feed);
   }
   ContinueResync(feed);
+  DrainFetched(feed);
   for (std::string& s : session_->TakeMinimizeRequests()) {
     if (std::find(to_minimize_.begin(), to_minimize_.end(), s) == to_minimize_.end()) {
       to_minimize_.push_back(std::move(s));
@@ -102,6 +101,10 @@ void ControllerLink::OnTurn(CorpusFeed& feed) {
 void ControllerLink::OnEntryAdded(const CorpusEntry& entry) {
   if (IsPeerOrigin(entry.origin)) {
     counters_.inputs_from_peers++;  // its origin node sends it
+    return;
+  }
+  if (entry.origin == kControllerOrigin) {
+    counters_.from_controller++;  // the controller has it
     return;
   }
   if (!QueueEntry(entry, /*live=*/true)) drops_since_resync_++;
@@ -148,11 +151,45 @@ void ControllerLink::ContinueResync(const CorpusFeed& feed) {
   for (size_t looked = 0;
        looked < options_.resync_per_turn && budget > 0 && resync_next_ < resync_end_; looked++) {
     const CorpusEntry& e = corpus.entry(resync_next_);
-    if (!IsPeerOrigin(e.origin)) {
+    if (!NotFoundHere(e.origin)) {
       if (!QueueEntry(e, /*live=*/false)) return;  // full after all: the same entry next turn
       budget--;
     }
     resync_next_++;
+  }
+}
+
+void ControllerLink::DrainFetched(CorpusFeed& feed) {
+  // Inputs to run wait here while the feed's executions are full; beyond max_waiting_runs
+  // nothing more is taken from the session, whose queue then fills and pauses its pull.
+  if (fetched_.empty() && to_run_.size() < options_.max_waiting_runs) {
+    for (FetchedInput& in : session_->TakeFetched(options_.fetched_per_turn)) {
+      fetched_.push_back(std::move(in));
+    }
+  }
+  const uint64_t counters = feed.coverage().num_counters();
+  for (size_t budget = options_.fetched_per_turn; budget > 0 && !fetched_.empty(); budget--) {
+    FetchedInput& in = fetched_.front();
+    if (feed.corpus().Contains(engine::Sha1Hex(in.bytes.data(), in.bytes.size()))) {
+      counters_.fetched_held++;
+    } else if (!in.features.empty() && engine::FeatureCounter(in.features.back()) < counters &&
+               in.bytes.size() <= feed.max_len()) {
+      // Measured on this very build (entries/<campaign>/<build>): taken as they are.
+      counters_.fetched_offered++;
+      feed.OfferEntry(std::move(in.bytes), std::move(in.features), kControllerOrigin);
+    } else {
+      // A pushed input (no features), or features this map cannot hold: to run.
+      to_run_.push_back(std::move(in.bytes));
+    }
+    fetched_.pop_front();
+  }
+  for (size_t budget = options_.fetched_per_turn;
+       budget > 0 && !to_run_.empty() &&
+       feed.PendingExecutions() < options_.max_pending_executions;
+       budget--) {
+    counters_.fetched_executed++;
+    feed.ExecuteInput(std::move(to_run_.front()), kControllerOrigin);
+    to_run_.pop_front();
   }
 }
 
@@ -259,6 +296,9 @@ std::string ControllerLink::StatusFields() const {
     case ControllerState::kRegistered:
       break;
   }
+  if (session_->options().streams.has_value()) {
+    fields += " fetched " + std::to_string(c.fetched) + " pushed " + std::to_string(c.pushed);
+  }
   return fields;
 }
 
@@ -270,11 +310,14 @@ void ControllerLink::OnStop(CorpusFeed& feed) {
       "controller: inputs sent {} (added {}, duplicates {}, not needed {}), from peers not sent "
       "{}; crashes sent {}, minimized on request {}; heartbeats {}, registrations {}, failed "
       "requests {}, refusals {}; dropped: inputs {} crashes {} (queue full), too large {}, "
-      "rejected {}; corpus sent again {} times",
+      "rejected {}; corpus sent again {} times; pulled: merged corpus {}{}, pushed {} (offered "
+      "{}, run {}, held already {}), failed pulls {}",
       c.inputs_sent, c.inputs_added, c.inputs_duplicate, c.inputs_not_needed,
       counters_.inputs_from_peers, c.crashes_sent, counters_.minimized, c.heartbeats,
       c.registrations, c.failed_requests, c.refusals, c.inputs_dropped, c.crashes_dropped,
-      c.too_large, c.rejected, counters_.resyncs > 0 ? counters_.resyncs - 1 : 0);
+      c.too_large, c.rejected, counters_.resyncs > 0 ? counters_.resyncs - 1 : 0, c.fetched,
+      c.joined ? "" : " (incomplete)", c.pushed, counters_.fetched_offered,
+      counters_.fetched_executed, counters_.fetched_held, c.failed_pulls);
   if (c.inputs_queued + c.crashes_queued > 0) {
     spdlog::warn(
         "controller: {} inputs and {} crashes were not delivered (the inputs are in "

@@ -21,6 +21,13 @@
 //    with a count above 0) runs the crash minimizer on the coordinator's thread, as a new
 //    failure's minimization does, one per turn, and the result is reported again with
 //    minimized set;
+//  - the inputs the session pulls from the controller (the merged corpus when the node
+//    joins, pushed inputs as heartbeats announce them) are handed to the feed, a bounded
+//    number per turn: an entry with features measured on this build through OfferEntry
+//    (origin "controller"), one without (a pushed input) through ExecuteInput while fewer
+//    than max_pending_executions wait (the rest waits, up to max_waiting_runs here, then in
+//    the session's queue, whose pull pauses); an entry the corpus holds is skipped. Entries
+//    from the controller are not sent back to it;
 //  - inputs dropped from a full queue, or a controller that forgot the node, make the link
 //    queue the corpus's own entries again once there is room (the controller dedups).
 #ifndef POLLEN_NODE_CONTROLLER_LINK_H_
@@ -53,7 +60,15 @@ struct ControllerLinkOptions {
   uint64_t stop_flush_ms = 2000;
   // Crashes of this run kept in memory to answer minimize requests (the store has the rest).
   size_t max_held_crashes = 256;
+  // Inputs pulled from the controller: handed to the feed per turn, the most that may wait
+  // to run in the feed (as ClusterLinkOptions::max_pending_executions), and here.
+  size_t fetched_per_turn = 256;
+  size_t max_pending_executions = 4096;
+  size_t max_waiting_runs = 4096;
 };
+
+// The origin of the corpus entries that came from the controller.
+inline constexpr char kControllerOrigin[] = "controller";
 
 // Minimizes a failing input; `pollen node` binds node/crash_minimizer.h's MinimizeFailure to
 // the coordinator's worker launcher and --minimize-time.
@@ -67,6 +82,11 @@ struct ControllerLinkCounters {
   uint64_t resyncs = 0;            // times the corpus was queued again
   uint64_t crashes_queued = 0;
   uint64_t minimized = 0;  // crashes minimized at the controller's request
+  // Inputs pulled from the controller (the merged corpus and pushed inputs):
+  uint64_t fetched_offered = 0;   // with features: offered to the corpus
+  uint64_t fetched_executed = 0;  // without: queued to run
+  uint64_t fetched_held = 0;      // already in the corpus: skipped
+  uint64_t from_controller = 0;   // corpus entries from the controller: not sent back
 };
 
 class ControllerLink : public CoordinatorObserver {
@@ -109,6 +129,8 @@ class ControllerLink : public CoordinatorObserver {
   void StartResync(const CorpusFeed& feed);
   void ContinueResync(const CorpusFeed& feed);
   void UpdateStats(const CorpusFeed& feed, uint64_t now_ms);
+  // Hands the inputs pulled from the controller to the feed, within the turn's budget.
+  void DrainFetched(CorpusFeed& feed);
   // Minimizes the crash with this signature if this node holds it, and reports it again.
   void Minimize(const std::string& signature);
 
@@ -126,6 +148,8 @@ class ControllerLink : public CoordinatorObserver {
   std::unordered_set<std::string> crashes_reported_;  // signatures
   std::map<std::string, HeldCrash> held_crashes_;     // this run's, for minimize requests
   std::deque<std::string> to_minimize_;
+  std::deque<FetchedInput> fetched_;         // taken from the session, not yet looked at
+  std::deque<std::vector<uint8_t>> to_run_;  // waiting for room in the feed's executions
 
   uint64_t next_stats_ms_ = 0;
   uint64_t rate_window_ms_ = 0;

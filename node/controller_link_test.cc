@@ -8,7 +8,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "controller/controller_test_util.h"
+#include "controller/stream_client.h"
+#include "transfer/transfer_test_util.h"
 #include "node/content_hash.h"
 
 namespace pollen::node {
@@ -30,9 +35,16 @@ class FakeFeed : public CorpusFeed {
     coverage_->SetNumCounters(kCounters);
   }
 
-  void ExecuteInput(std::vector<uint8_t>, std::string) override {}
-  size_t PendingExecutions() const override { return 0; }
-  bool OfferEntry(std::vector<uint8_t>, std::vector<uint32_t>, std::string) override {
+  // Records what the link hands over; nothing runs, nothing joins the corpus.
+  void ExecuteInput(std::vector<uint8_t> input, std::string origin) override {
+    executed.emplace_back(input.begin(), input.end());
+    EXPECT_EQ(origin, "controller");
+  }
+  size_t PendingExecutions() const override { return pending; }
+  bool OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> features,
+                  std::string origin) override {
+    offered[std::string(input.begin(), input.end())] = std::move(features);
+    EXPECT_EQ(origin, "controller");
     return false;
   }
   const LiveCorpus& corpus() const override { return corpus_; }
@@ -54,6 +66,9 @@ class FakeFeed : public CorpusFeed {
   }
 
   CoordinatorObserver* observer = nullptr;
+  std::vector<std::string> executed;
+  std::map<std::string, std::vector<uint32_t>> offered;
+  size_t pending = 0;
   uint64_t executions_ = 0;
   uint64_t failures_ = 0;
 
@@ -116,6 +131,10 @@ class ControllerLinkTest : public ::testing::Test {
     s.request_timeout_ms = 2000;
     s.register_timeout_ms = 300;
     s.retry_interval_ms = 100;
+    controller::ControllerClientOptions streams;
+    streams.controller = endpoint_;
+    s.streams = streams;
+    s.pull_retry_ms = 200;
     if (adjust) adjust(s);
     if (!connect) {
       std::string endpoint = endpoint_;
@@ -156,6 +175,18 @@ class ControllerLinkTest : public ::testing::Test {
       return T{};
     }
     return std::move(reply).value();
+  }
+
+  // Pushes `records` (name, bytes) to the campaign, as `pollen corpus push` does.
+  Result<controller::PushResult> Push(const std::string& push_id,
+                                      std::vector<transfer::testing::Record> records) {
+    controller::ControllerClientOptions client;
+    client.controller = endpoint_;
+    return controller::PushStream(
+        client, {kCampaign, ""}, push_id, [records](const std::string& after) {
+          return Result<std::unique_ptr<transfer::RecordSource>>(
+              std::make_unique<transfer::testing::VectorSource>(records, after));
+        });
   }
 
   uint64_t MergedEntries() {
@@ -368,6 +399,58 @@ TEST_F(ControllerLinkTest, ARefusedKeyIsSaidAndTheNodeFuzzesOn) {
   feed_.Add("kept-for-later", {1});
   EXPECT_EQ(link_->session().counters().inputs_queued, 1u);
   EXPECT_GE(link_->session().counters().refusals, 1u);
+}
+
+TEST_F(ControllerLinkTest, AJoiningNodeGetsTheMergedCorpusOfferedAndItsPushedInputsRun) {
+  StartController();
+  // Another node published three entries, and a developer pushed two inputs.
+  Ask<controller::RegisterReply>(controller::testing::MakeRegister("node-b"));
+  Ask<controller::InputsReply>(controller::NewInputsRequest{
+      "node-b",
+      {controller::testing::MakeEntry("held here", {1}),
+       controller::testing::MakeEntry("entry two", {2, 3}),
+       controller::testing::MakeEntry("entry three", {4})}});
+  Result<controller::PushResult> pushed =
+      Push("push-test", {{"a", "pushed one"}, {"b", "pushed two"}});
+  ASSERT_TRUE(pushed.ok()) << pushed.status().message();
+  feed_.Add("held here", {1});  // the restored corpus holds one of them
+
+  // The executions are full at first: the pushed inputs wait, the entries do not.
+  feed_.pending = 100000;
+  StartLink();
+  ASSERT_TRUE(TurnUntil([&] { return feed_.offered.size() == 2; }));
+  EXPECT_EQ(feed_.offered["entry two"], (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(feed_.offered["entry three"], (std::vector<uint32_t>{4}));
+  ASSERT_TRUE(TurnUntil([&] { return link_->session().counters().joined; }));
+  for (int i = 0; i < 10; i++) link_->OnTurn(feed_);
+  EXPECT_TRUE(feed_.executed.empty());
+  feed_.pending = 0;
+  ASSERT_TRUE(TurnUntil([&] { return feed_.executed.size() == 2; }));
+  std::sort(feed_.executed.begin(), feed_.executed.end());
+  EXPECT_EQ(feed_.executed, (std::vector<std::string>{"pushed one", "pushed two"}));
+  EXPECT_EQ(link_->counters().fetched_held, 1u);
+  EXPECT_EQ(link_->counters().fetched_offered, 2u);
+  EXPECT_EQ(link_->session().counters().fetched, 5u);
+  EXPECT_EQ(link_->session().counters().pushed, 0u);  // all in the joining fetch
+  EXPECT_THAT(link_->StatusFields(), HasSubstr(" fetched 5 pushed 0"));
+}
+
+TEST_F(ControllerLinkTest, AnInputPushedWhileTheNodeRunsReachesItWithinAFewHeartbeats) {
+  StartController();
+  StartLink();
+  ASSERT_TRUE(TurnUntil([&] { return link_->session().counters().joined; }));
+  const uint64_t heartbeats = link_->session().counters().heartbeats;
+  Result<controller::PushResult> pushed = Push("push-late", {{"x", "pushed late"}});
+  ASSERT_TRUE(pushed.ok()) << pushed.status().message();
+  ASSERT_TRUE(TurnUntil([&] { return feed_.executed.size() == 1; }));
+  EXPECT_EQ(feed_.executed[0], "pushed late");
+  EXPECT_LE(link_->session().counters().heartbeats, heartbeats + 10);
+  EXPECT_EQ(link_->session().counters().pushed, 1u);
+  // Nothing more comes: the cursor is past it.
+  const uint64_t now = link_->session().counters().heartbeats;
+  ASSERT_TRUE(TurnUntil([&] { return link_->session().counters().heartbeats >= now + 2; }));
+  EXPECT_EQ(feed_.executed.size(), 1u);
+  EXPECT_EQ(link_->session().counters().pushed, 1u);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <limits>
 #include <utility>
 
+#include "controller/record_names.h"
+#include "controller/stream_client.h"
 #include "engine/clock.h"
 #include "node/process_rss.h"
 
@@ -31,6 +33,24 @@ size_t EncodedBound(const controller::InputEntry& e) {
 // What an input holds in memory while it waits.
 size_t QueuedBytes(const controller::InputEntry& e) {
   return e.bytes.size() + 4 * e.features.size() + sizeof(controller::InputEntry);
+}
+
+// Hands each record a pull commits to a function (the session's queue).
+class FunctionSink : public transfer::RecordSink {
+ public:
+  explicit FunctionSink(std::function<Status(std::string_view, std::string_view)> commit)
+      : commit_(std::move(commit)) {}
+  Status Commit(std::string_view name, std::string_view data) override {
+    return commit_(name, data);
+  }
+
+ private:
+  std::function<Status(std::string_view, std::string_view)> commit_;
+};
+
+// What a pulled input holds in memory while it waits.
+size_t FetchedBytes(const FetchedInput& in) {
+  return in.bytes.size() + 4 * in.features.size() + sizeof(FetchedInput);
 }
 
 // "0.1 s", "2 s", "60 s".
@@ -125,6 +145,18 @@ bool ControllerSession::TakeResyncRequest() {
   return std::exchange(resync_, false);
 }
 
+std::vector<FetchedInput> ControllerSession::TakeFetched(size_t max) {
+  std::vector<FetchedInput> taken;
+  std::lock_guard lock(mu_);
+  while (!fetched_.empty() && taken.size() < max) {
+    fetched_bytes_ -= FetchedBytes(fetched_.front());
+    taken.push_back(std::move(fetched_.front()));
+    fetched_.pop_front();
+  }
+  if (!taken.empty() && pull_paused_ && PullRoomLocked()) wake_.notify_one();
+  return taken;
+}
+
 ControllerState ControllerSession::state() const {
   std::lock_guard lock(mu_);
   return state_;
@@ -193,12 +225,20 @@ ControllerSession::Action ControllerSession::NextActionLocked(uint64_t now,
   if (now >= next_heartbeat_ms_) return Action::kHeartbeat;
   if (!crashes_.empty()) return Action::kCrash;
   if (inflight_inputs_ > 0 || inputs_.size() >= options_.max_batch_entries) return Action::kInputs;
+  *wake_ms = next_heartbeat_ms_;
   if (!inputs_.empty()) {
     if (stopping_ || now >= oldest_input_ms_ + options_.batch_interval_ms) return Action::kInputs;
-    *wake_ms = std::min(next_heartbeat_ms_, oldest_input_ms_ + options_.batch_interval_ms);
-    return Action::kNone;
+    *wake_ms = std::min(*wake_ms, oldest_input_ms_ + options_.batch_interval_ms);
   }
-  *wake_ms = next_heartbeat_ms_;
+  // A pull after what waits to be sent: it holds the thread for its whole length.
+  if (!stopping_ && PullRoomLocked()) {
+    const bool entries = join_fetch_pending_ && heard_pushed_seq_;
+    const bool pushed = !join_fetch_pending_ && pushed_announced_ > pushed_done_;
+    if (entries || pushed) {
+      if (now >= pull_retry_at_ms_) return entries ? Action::kPullEntries : Action::kPullPushed;
+      *wake_ms = std::min(*wake_ms, pull_retry_at_ms_);
+    }
+  }
   return Action::kNone;
 }
 
@@ -215,6 +255,12 @@ void ControllerSession::Do(Action action) {
       break;
     case Action::kInputs:
       SendInputs();
+      break;
+    case Action::kPullEntries:
+      Pull(/*pushed=*/false);
+      break;
+    case Action::kPullPushed:
+      Pull(/*pushed=*/true);
       break;
     case Action::kNone:
       break;
@@ -359,6 +405,12 @@ void ControllerSession::Heartbeat() {
   if (answer == nullptr) return;
   std::lock_guard lock(mu_);
   counters_.heartbeats++;
+  pushed_announced_ = answer->pushed_seq;
+  if (!heard_pushed_seq_) {
+    heard_pushed_seq_ = true;
+    // The joining fetch that follows has every input pushed so far (entries/ holds them).
+    if (join_fetch_pending_) pushed_done_ = pushed_announced_;
+  }
   for (std::string& s : answer->minimize) {
     if (std::find(minimize_.begin(), minimize_.end(), s) == minimize_.end()) {
       minimize_.push_back(std::move(s));
@@ -482,6 +534,98 @@ void ControllerSession::Reject(const std::string& message) {
   queued_bytes_ = 0;
   first_answer_ = true;
   answered_.notify_all();
+}
+
+
+bool ControllerSession::PullRoomLocked() const {
+  return options_.streams.has_value() && fetched_.size() <= options_.max_fetched_inputs / 2 &&
+         fetched_bytes_ <= options_.max_fetched_bytes / 2;
+}
+
+void ControllerSession::Pull(bool pushed) {
+  const controller::RegisterRequest& r = options_.registration;
+  const std::string resource = pushed ? controller::PushedResource(r.campaign)
+                                      : controller::EntriesResource(r.campaign, r.build_id);
+  std::string after;
+  uint64_t announced = 0;
+  {
+    std::lock_guard lock(mu_);
+    after = pushed ? controller::PushedCursorAfter(pushed_done_) : entries_cursor_;
+    announced = pushed_announced_;
+    pull_paused_ = false;
+  }
+  controller::StreamClientOptions stream;
+  stream.connect_timeout_ms = options_.stream_connect_timeout_ms;
+  stream.idle_timeout_ms = options_.stream_idle_timeout_ms;
+  stream.should_stop = [this] {
+    std::lock_guard lock(mu_);
+    return stopping_;
+  };
+  FunctionSink sink([this, pushed](std::string_view name, std::string_view data) {
+    return CommitFetched(pushed, name, data);
+  });
+  Result<transfer::TransferCounters> pulled =
+      controller::PullStream(*options_.streams, resource, after, &sink, nullptr, stream);
+  std::lock_guard lock(mu_);
+  if (pulled.ok()) {
+    pull_retry_at_ms_ = 0;
+    last_pull_error_logged_.clear();
+    if (pushed) {
+      pushed_done_ = std::max(pushed_done_, announced);  // everything announced was in it
+    } else {
+      join_fetch_pending_ = false;
+      counters_.joined = true;
+      spdlog::info("controller: fetched the merged corpus of campaign {} (build {}): {} inputs",
+                   r.campaign, r.build_id, counters_.fetched);
+    }
+    return;
+  }
+  if (pull_paused_ || stopping_) return;  // resumed when the queue has room; or the end
+  counters_.failed_pulls++;
+  pull_retry_at_ms_ = engine::MonotonicMs() + options_.pull_retry_ms;
+  if (last_pull_error_logged_ != pulled.status().message()) {
+    last_pull_error_logged_ = pulled.status().message();
+    spdlog::warn("controller: cannot pull {} ({}): trying again in {}", resource,
+                 pulled.status().message(), Seconds(options_.pull_retry_ms));
+  }
+}
+
+Status ControllerSession::CommitFetched(bool pushed, std::string_view name,
+                                        std::string_view data) {
+  FetchedInput in;
+  in.pushed = pushed;
+  uint64_t seq = 0;
+  bool good = true;
+  if (pushed) {
+    controller::Hash hash;
+    good = controller::ParsePushedRecordName(name, &seq, &hash);
+    in.bytes.assign(data.begin(), data.end());
+  } else {
+    std::string_view input;
+    good = controller::DecodeEntryRecord(data, options_.limits.max_features, &in.features, &input)
+               .ok();
+    in.bytes.assign(input.begin(), input.end());
+  }
+  std::lock_guard lock(mu_);
+  if (good) {
+    size_t bytes = FetchedBytes(in);
+    if (fetched_.size() >= options_.max_fetched_inputs ||
+        fetched_bytes_ + bytes > options_.max_fetched_bytes) {
+      pull_paused_ = true;
+      return Status::Error("the node's queue of pulled inputs is full (pausing)");
+    }
+    fetched_bytes_ += bytes;
+    fetched_.push_back(std::move(in));
+    (pushed ? counters_.pushed : counters_.fetched)++;
+  } else {
+    counters_.bad_records++;  // skipped: the cursor moves past it
+  }
+  if (pushed) {
+    pushed_done_ = std::max(pushed_done_, seq);
+  } else {
+    entries_cursor_ = std::string(name);
+  }
+  return Status::Ok();
 }
 
 }  // namespace pollen::node

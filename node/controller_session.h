@@ -11,6 +11,16 @@
 // room comes back). The controller dedups inputs by hash, so an input sent twice costs only
 // bandwidth; a crash whose acknowledgement was lost counts twice there.
 //
+// Streams (docs/controller.md, "Joining fetch and pushed inputs"), when options.streams is
+// set: after the first heartbeat of a registration, the session pulls the merged corpus of
+// this node's build (entries/<campaign>/<build>, pushed inputs included); afterwards, when a
+// heartbeat reply's pushed_seq passes the node's cursor, the inputs pushed since
+// (pushed/<campaign>). Each pull runs on the session's thread (heartbeats wait for it) into
+// a bounded queue that the coordinator's side takes with TakeFetched: a full queue pauses
+// the pull, which resumes after its last record once the queue is half empty. A failed pull
+// is tried again after pull_retry_ms from where it stopped. The cursors live in memory: a
+// restarted node fetches everything again (its corpus skips what it holds).
+//
 // Connection: the first registration is tried at Start; while the controller does not
 // answer, registration is tried again every second (each try waiting 1 s for a connection),
 // and the node fuzzes on, which the session says once per outage. A request that fails
@@ -33,6 +43,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -59,6 +70,21 @@ struct ControllerSessionOptions {
   uint64_t retry_interval_ms = 1000;    // after a failed request
   uint64_t refused_retry_ms = 5000;     // after a refused key; doubles up to 60 s
   controller::ControllerLimits limits;  // the client's
+  // The streams' client options (the same endpoint and keys as the factory's); unset: no
+  // joining fetch and no pushed inputs.
+  std::optional<controller::ControllerClientOptions> streams;
+  size_t max_fetched_inputs = 4096;  // pulled, not yet taken: a pull pauses beyond
+  size_t max_fetched_bytes = 64 << 20;
+  int stream_connect_timeout_ms = 10000;
+  int stream_idle_timeout_ms = 30000;
+  uint64_t pull_retry_ms = 10000;  // after a failed pull
+};
+
+// An input pulled from the controller, for the coordinator.
+struct FetchedInput {
+  std::vector<uint8_t> bytes;
+  std::vector<uint32_t> features;  // ascending, measured on this build; empty: run it
+  bool pushed = false;             // from pushed/ (else the merged corpus at the join)
 };
 
 // Makes a client for the session's thread (called again after a refused key).
@@ -89,6 +115,11 @@ struct ControllerSessionCounters {
   uint64_t refusals = 0;           // of this node's key
   uint64_t inputs_queued = 0;      // now, sent or not
   uint64_t crashes_queued = 0;     // now, sent or not
+  uint64_t fetched = 0;            // records of the merged corpus pulled (the joining fetch)
+  uint64_t pushed = 0;             // pushed inputs pulled after the join
+  uint64_t failed_pulls = 0;       // pulls ended by an error (logged), tried again
+  uint64_t bad_records = 0;        // pulled records that could not be decoded: skipped
+  bool joined = false;             // the joining fetch completed
 };
 
 class ControllerSession {
@@ -127,6 +158,9 @@ class ControllerSession {
   // was reset): everything should be sent again. True once per such event.
   bool TakeResyncRequest();
 
+  // Up to `max` pulled inputs, oldest first, taken off the queue.
+  std::vector<FetchedInput> TakeFetched(size_t max);
+
   ControllerState state() const;
   ControllerSessionCounters counters() const;
   const ControllerSessionOptions& options() const { return options_; }
@@ -136,7 +170,7 @@ class ControllerSession {
   void Stop(uint64_t flush_ms);
 
  private:
-  enum class Action { kNone, kRegister, kHeartbeat, kCrash, kInputs };
+  enum class Action { kNone, kRegister, kHeartbeat, kCrash, kInputs, kPullEntries, kPullPushed };
 
   void Run();
   // What to do now, or kNone with *wake_ms set to when to look again. Holds mu_.
@@ -146,6 +180,13 @@ class ControllerSession {
   void Heartbeat();
   void SendCrash();
   void SendInputs();
+  // Runs one pull of entries/ or pushed/ from its cursor (see "Streams").
+  void Pull(bool pushed);
+  // Queues a pulled record and moves the cursor; an error when the queue is full (the pull
+  // pauses).
+  Status CommitFetched(bool pushed, std::string_view name, std::string_view data);
+  // A pull may start or resume: streams are on and the queue is at most half full.
+  bool PullRoomLocked() const;
   // Sends `request`; on a transport failure handles it (state, log, retry time, refused
   // key) and returns nullopt.
   std::optional<controller::Reply> Send(const controller::Request& request, uint64_t timeout_ms);
@@ -181,6 +222,16 @@ class ControllerSession {
   uint64_t stop_deadline_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
   uint64_t next_heartbeat_ms_ = 0;
+  // Streams: the queue of pulled inputs, and the cursors.
+  std::deque<FetchedInput> fetched_;
+  size_t fetched_bytes_ = 0;
+  bool join_fetch_pending_ = true;  // until the joining fetch completes
+  bool heard_pushed_seq_ = false;   // a heartbeat reply said how many inputs were pushed
+  std::string entries_cursor_;      // the last record of entries/ taken
+  uint64_t pushed_announced_ = 0;   // pushed_seq of the last heartbeat reply
+  uint64_t pushed_done_ = 0;        // pushed inputs up to this one are taken
+  bool pull_paused_ = false;        // the last pull stopped at a full queue
+  uint64_t pull_retry_at_ms_ = 0;
 
   // The thread's own.
   std::unique_ptr<controller::ControllerClient> client_;
@@ -190,6 +241,7 @@ class ControllerSession {
   bool outage_logged_ = false;
   bool ever_registered_ = false;
   std::string last_error_logged_;
+  std::string last_pull_error_logged_;
 };
 
 }  // namespace pollen::node
