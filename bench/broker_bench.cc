@@ -38,6 +38,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "bench/bench_util.h"
 #include "broker/broker.h"
 #include "broker/curve_keys.h"
 #include "broker/message_codec.h"
@@ -60,13 +61,7 @@ struct Config {
   size_t window = 5000;  // deliveries in flight, below the broker's high-water mark per node
 };
 
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
+using bench::CpuModel;
 
 // The threads of this process.
 std::set<int> Threads() {

@@ -44,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "broker/curve_keys.h"
 #include "controller/controller.h"
 #include "controller/controller_client.h"
@@ -71,31 +72,18 @@ struct Config {
   bool smoke = false;
 };
 
-struct Timing {
-  double seconds = 0;
-  double cpu_seconds = 0;
-};
-
-double ProcessCpuSeconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
+using bench::CpuModel;
+using bench::ParseFlag;
+using bench::ProcessCpuSeconds;
+using bench::TcpPair;
+using bench::Timing;
+using bench::WriteAll;
 
 std::string FirstLine(const char* path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
   return line;
-}
-
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
 }
 
 // Times `run` (true on success).
@@ -161,35 +149,6 @@ class Corpus {
   uint64_t data_bytes_ = 0;
   uint64_t stream_bytes_ = 0;
 };
-
-// A connected loopback TCP pair (out, in), or -1s.
-std::pair<int, int> TcpPair() {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(listener, 1) != 0 ||
-      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    return {-1, -1};
-  }
-  const int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (connect(out, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return {-1, -1};
-  const int in = accept(listener, nullptr, nullptr);
-  close(listener);
-  return {out, in};
-}
-
-bool WriteAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    const ssize_t w = write(fd, p, n);
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 
 // All of file `path` into *out (read() in 256 KiB pieces, as a copy tool would).
 bool ReadFile(const std::string& path, std::string* out) {
@@ -406,13 +365,6 @@ bool CheckPulled(const Corpus& corpus, const std::string& dir, bool all) {
       return false;
     }
   }
-  return true;
-}
-
-bool ParseFlag(const std::string& arg, const std::string& name, std::string* value) {
-  const std::string prefix = "--" + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return false;
-  *value = arg.substr(prefix.size());
   return true;
 }
 

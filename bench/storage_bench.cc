@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "engine/sha1.h"
 #include "storage/corpus_merger.h"
 #include "storage/corpus_store.h"
@@ -41,13 +42,7 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
+using bench::CpuModel;
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "storage_bench: ERROR: %s\n", s.message().c_str());

@@ -41,6 +41,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "bench/bench_util.h"
 #include "broker/curve_keys.h"
 #include "broker/zap_handler.h"
 #include "engine/clock.h"
@@ -62,27 +63,10 @@ struct Config {
   int repeat = 1;
 };
 
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
-// CPU time of the whole process so far (all threads, user and system), in seconds.
-double ProcessCpuSeconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-// One run: wall-clock and CPU seconds.
-struct Timing {
-  double seconds = 0;
-  double cpu_seconds = 0;
-};
+using bench::CpuModel;
+using bench::ParseFlag;
+using bench::ProcessCpuSeconds;
+using bench::Timing;
 
 // The records of the run: names, sizes and offsets into one pool of random bytes, so that
 // generating a record costs one copy (as reading a cached file would) and the receiver can
@@ -159,26 +143,10 @@ class CheckingSink : public RecordSink {
 
 // Copies the record stream's bytes over a loopback TCP connection; nullopt on error.
 std::optional<Timing> RawCopy(const Workload& workload) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(listener, 1) != 0 ||
-      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::perror("transfer_bench: raw listener");
-    return std::nullopt;
-  }
-  const int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (connect(out, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    std::perror("transfer_bench: raw connect");
-    return std::nullopt;
-  }
-  const int in = accept(listener, nullptr, nullptr);
-  close(listener);
-  if (in < 0) {
-    std::perror("transfer_bench: raw accept");
+  const std::pair<int, int> fds = bench::TcpPair();  // (lambdas cannot capture bindings)
+  const int out = fds.first, in = fds.second;
+  if (out < 0 || in < 0) {
+    std::perror("transfer_bench: a loopback TCP connection");
     return std::nullopt;
   }
   // The same bytes as the stream: each record's header and name, then its data.
@@ -187,13 +155,7 @@ std::optional<Timing> RawCopy(const Workload& workload) {
   std::thread writer([&] {
     std::string header;
     const auto write_all = [&](const char* p, size_t n) {
-      while (n > 0) {
-        const ssize_t w = write(out, p, std::min(n, kRawBufferBytes));
-        if (w <= 0) return false;
-        p += w;
-        n -= static_cast<size_t>(w);
-      }
-      return true;
+      return bench::WriteAll(out, p, n, kRawBufferBytes);
     };
     for (size_t i = 0; i < workload.count(); i++) {
       header.clear();
@@ -294,13 +256,6 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
     return fail("the stream delivered " + std::to_string(received->records) + " records");
   }
   return timing;
-}
-
-bool ParseFlag(const std::string& arg, const std::string& name, std::string* value) {
-  const std::string prefix = "--" + name + "=";
-  if (arg.rfind(prefix, 0) != 0) return false;
-  *value = arg.substr(prefix.size());
-  return true;
 }
 
 int Main(int argc, char** argv) {
