@@ -23,21 +23,8 @@ namespace {
 using namespace ::pollen::controller::testing;  // NOLINT: test helpers
 using transfer::testing::MemorySink;
 
-class StreamHostileTest : public ::testing::Test {
+class StreamHostileTest : public StreamControllerTest {
  protected:
-  void Start(const std::function<void(ControllerOptions&)>& adjust = nullptr) {
-    ControllerOptions options = keys_.Options(data_.path() + "/data");
-    options.merge_every_ms = 0;
-    if (adjust) adjust(options);
-    controller_ = std::make_unique<RunningController>(StartController(options).value());
-    node_ = keys_.Client((*controller_)->endpoint(), 0);
-    client_.controller = (*controller_)->endpoint();
-    client_.keys = keys_.setup.nodes[1];
-    client_.controller_public_key = keys_.setup.broker.public_key;
-    auto reg = node_->Call<RegisterReply>(MakeRegister("node-a"), kStreamTimeoutMs);
-    ASSERT_TRUE(reg.ok()) << reg.status().message();
-  }
-
   // A raw peer that asked to push and got the controller's open.
   std::unique_ptr<RawPeer> OpenPush(uint64_t stream_id = 5) {
     auto peer = std::make_unique<RawPeer>((*controller_)->endpoint(), keys_, 2);
@@ -52,12 +39,6 @@ class StreamHostileTest : public ::testing::Test {
     auto status = node_->Call<StatusReply>(StatusRequest{}, kStreamTimeoutMs);
     EXPECT_TRUE(status.ok()) << status.status().message();
   }
-
-  Keys keys_;
-  TempDir data_;
-  std::unique_ptr<RunningController> controller_;
-  std::unique_ptr<ControllerClient> node_;
-  ControllerClientOptions client_;
 };
 
 TEST_F(StreamHostileTest, BadNamesInAPushAreAStreamErrorAndTheControllerServesOthers) {

@@ -21,20 +21,8 @@ namespace {
 using namespace ::pollen::controller::testing;  // NOLINT: test helpers
 using transfer::testing::MemorySink;
 
-class StreamTest : public ::testing::Test {
+class StreamTest : public StreamControllerTest {
  protected:
-  void Start() {
-    ControllerOptions options = keys_.Options(data_.path() + "/data");
-    options.merge_every_ms = 0;
-    controller_ = std::make_unique<RunningController>(StartController(options).value());
-    node_ = keys_.Client((*controller_)->endpoint(), 0);
-    client_.controller = (*controller_)->endpoint();
-    client_.keys = keys_.setup.nodes[1];
-    client_.controller_public_key = keys_.setup.broker.public_key;
-    auto reg = node_->Call<RegisterReply>(MakeRegister("node-a"), kStreamTimeoutMs);
-    ASSERT_TRUE(reg.ok()) << reg.status().message();
-  }
-
   void Restart() {
     node_.reset();
     controller_.reset();
@@ -66,12 +54,6 @@ class StreamTest : public ::testing::Test {
     EXPECT_TRUE(reply.ok()) << reply.status().message();
     return reply.ok() ? reply->pushed_seq : 0;
   }
-
-  Keys keys_;
-  TempDir data_;
-  std::unique_ptr<RunningController> controller_;
-  std::unique_ptr<ControllerClient> node_;
-  ControllerClientOptions client_;
 };
 
 TEST_F(StreamTest, TenThousandFilesPushedFromADirectoryArePulledIntoAnotherWithTheSameBytes) {

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -132,6 +133,32 @@ class RawPeer {
   zmq::context_t context_;
   zmq::socket_t dealer_;
   ControllerCodec codec_{ControllerLimits{}};
+};
+
+// A controller with CURVE and no periodic merges, a registered node client ("node-a", key 0)
+// and the stream options of another authorised key (1): what every stream test starts from.
+class StreamControllerTest : public ::testing::Test {
+ protected:
+  // Starts (or, after the members were reset, restarts) the controller on the same data
+  // directory; `adjust` changes its options first.
+  void Start(const std::function<void(ControllerOptions&)>& adjust = nullptr) {
+    ControllerOptions options = keys_.Options(data_.path() + "/data");
+    options.merge_every_ms = 0;
+    if (adjust) adjust(options);
+    controller_ = std::make_unique<RunningController>(StartController(options).value());
+    node_ = keys_.Client((*controller_)->endpoint(), 0);
+    client_.controller = (*controller_)->endpoint();
+    client_.keys = keys_.setup.nodes[1];
+    client_.controller_public_key = keys_.setup.broker.public_key;
+    auto reg = node_->Call<RegisterReply>(MakeRegister("node-a"), kStreamTimeoutMs);
+    ASSERT_TRUE(reg.ok()) << reg.status().message();
+  }
+
+  Keys keys_;
+  TempDir data_;
+  std::unique_ptr<RunningController> controller_;
+  std::unique_ptr<ControllerClient> node_;
+  ControllerClientOptions client_;
 };
 
 }  // namespace pollen::controller::testing
