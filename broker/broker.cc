@@ -84,9 +84,7 @@ Status BrokerImpl::Start() {
       auto zap = ZapHandler::Start(context_, options_.authorized_dir);
       if (!zap.ok()) return zap.status();
       zap_ = std::move(zap.value());
-      router_.set(zmq::sockopt::curve_server, 1);
-      router_.set(zmq::sockopt::curve_secretkey, options_.secret_key);
-      router_.set(zmq::sockopt::zap_domain, "pollen");
+      SetCurveServer(router_, options_.secret_key);
     }
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot set up the broker socket: ") + e.what());

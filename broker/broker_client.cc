@@ -97,9 +97,7 @@ Status BrokerClientImpl::Connect() {
     dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
     dealer_.set(zmq::sockopt::reconnect_ivl_max, kReconnectMaxMs);
     if (curve) {
-      dealer_.set(zmq::sockopt::curve_serverkey, options_.broker_public_key);
-      dealer_.set(zmq::sockopt::curve_publickey, options_.keys.public_key);
-      dealer_.set(zmq::sockopt::curve_secretkey, options_.keys.secret_key);
+      SetCurveClient(dealer_, options_.keys, options_.broker_public_key);
     }
     dealer_.connect(options_.broker);
   } catch (const zmq::error_t& e) {

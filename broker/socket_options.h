@@ -1,12 +1,15 @@
 // The ZeroMQ socket options the broker's ROUTER and each node's DEALER share, so that both
 // ends of a connection agree on them (docs/cluster.md, "Back-pressure" and "Dead or stuck
-// nodes").
+// nodes"), and the CURVE setup of every server (broker, controller) and client.
 #ifndef POLLEN_BROKER_SOCKET_OPTIONS_H_
 #define POLLEN_BROKER_SOCKET_OPTIONS_H_
 
 #include <cstddef>
 
+#include <string>
 #include <zmq.hpp>
+
+#include "broker/curve_keys.h"
 
 namespace pollen::broker {
 
@@ -28,6 +31,23 @@ inline void SetSharedSocketOptions(zmq::socket_t& socket, int high_water_mark,
   socket.set(zmq::sockopt::heartbeat_ivl, kZmtpHeartbeatMs);
   socket.set(zmq::sockopt::heartbeat_timeout, kZmtpTimeoutMs);
   socket.set(zmq::sockopt::heartbeat_ttl, kZmtpTimeoutMs);
+}
+
+// Makes `socket` a CURVE server with `secret_key` (Z85), its clients checked by the ZAP
+// handler (broker/zap_handler.h) of the "pollen" domain. Throws zmq::error_t.
+inline void SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {
+  socket.set(zmq::sockopt::curve_server, 1);
+  socket.set(zmq::sockopt::curve_secretkey, secret_key);
+  socket.set(zmq::sockopt::zap_domain, "pollen");
+}
+
+// Makes `socket` a CURVE client with `keys`, of the server whose public key is
+// `server_public_key` (Z85). Throws zmq::error_t.
+inline void SetCurveClient(zmq::socket_t& socket, const CurveKeyPair& keys,
+                           const std::string& server_public_key) {
+  socket.set(zmq::sockopt::curve_serverkey, server_public_key);
+  socket.set(zmq::sockopt::curve_publickey, keys.public_key);
+  socket.set(zmq::sockopt::curve_secretkey, keys.secret_key);
 }
 
 }  // namespace pollen::broker

@@ -70,9 +70,7 @@ Status ControllerClientImpl::Connect() {
     dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
     dealer_.set(zmq::sockopt::reconnect_ivl_max, kReconnectMaxMs);
     if (curve) {
-      dealer_.set(zmq::sockopt::curve_serverkey, options_.controller_public_key);
-      dealer_.set(zmq::sockopt::curve_publickey, options_.keys.public_key);
-      dealer_.set(zmq::sockopt::curve_secretkey, options_.keys.secret_key);
+      broker::SetCurveClient(dealer_, options_.keys, options_.controller_public_key);
     }
     dealer_.connect(options_.controller);
   } catch (const zmq::error_t& e) {

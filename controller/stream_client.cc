@@ -53,9 +53,7 @@ class StreamLink {
       dealer_.set(zmq::sockopt::immediate, 1);
       dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
       if (curve) {
-        dealer_.set(zmq::sockopt::curve_serverkey, client_.controller_public_key);
-        dealer_.set(zmq::sockopt::curve_publickey, client_.keys.public_key);
-        dealer_.set(zmq::sockopt::curve_secretkey, client_.keys.secret_key);
+        broker::SetCurveClient(dealer_, client_.keys, client_.controller_public_key);
       }
       dealer_.connect(client_.controller);
     } catch (const zmq::error_t& e) {

@@ -148,9 +148,7 @@ Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& 
 
 Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {
   try {
-    socket.set(zmq::sockopt::curve_server, 1);
-    socket.set(zmq::sockopt::curve_secretkey, secret_key);
-    socket.set(zmq::sockopt::zap_domain, "pollen");
+    broker::SetCurveServer(socket, secret_key);
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot make the socket a CURVE server: ") + e.what());
   }
@@ -160,9 +158,7 @@ Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {
 Status SetCurveClient(zmq::socket_t& socket, const broker::CurveKeyPair& keys,
                       const std::string& server_public_key) {
   try {
-    socket.set(zmq::sockopt::curve_serverkey, server_public_key);
-    socket.set(zmq::sockopt::curve_publickey, keys.public_key);
-    socket.set(zmq::sockopt::curve_secretkey, keys.secret_key);
+    broker::SetCurveClient(socket, keys, server_public_key);
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot make the socket a CURVE client: ") + e.what());
   }
