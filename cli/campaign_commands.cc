@@ -13,45 +13,15 @@
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
+#include "cli/table_format.h"
 #include "node/interrupt.h"
 
 namespace pollen::cli {
 namespace {
 
-// "12.3M", "4.5k", "812": for table columns.
-std::string Short(uint64_t n) {
-  char buf[32];
-  if (n >= 10'000'000'000ull) {
-    std::snprintf(buf, sizeof buf, "%.1fG", n / 1e9);
-  } else if (n >= 10'000'000) {
-    std::snprintf(buf, sizeof buf, "%.1fM", n / 1e6);
-  } else if (n >= 100'000) {
-    std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%" PRIu64, n);
-  }
-  return buf;
-}
-
-std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + "M"; }
-
-std::string Date(int64_t unix_ms) {
-  if (unix_ms <= 0) return "-";
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", std::localtime(&t));
-  return buf;
-}
-
-std::string Ago(uint64_t ms) {
-  if (ms < 120'000) return std::to_string(ms / 1000) + "s";
-  if (ms < 7'200'000) return std::to_string(ms / 60'000) + "m";
-  return std::to_string(ms / 3'600'000) + "h";
-}
-
 // Parses the shared flags and the positional arguments; on --help prints `help`. Returns
 // -1 to go on, else the exit code.
-int ParseClientFlags(const char* command, const char* help, int argc, char** argv,
+int ParseClientFlags(const char* help, int argc, char** argv,
                      FlagParser* parser, ControllerConnectionFlags* flags,
                      std::vector<std::string>* positional) {
   AddControllerFlags(parser, flags);
@@ -62,7 +32,6 @@ int ParseClientFlags(const char* command, const char* help, int argc, char** arg
     return kExitOk;
   }
   if (!parsed.ok()) return UsageError(parsed.message());
-  (void)command;
   return -1;
 }
 
@@ -131,7 +100,7 @@ int ListCommand(int argc, char** argv) {
   FlagParser parser("list");
   ControllerConnectionFlags flags;
   std::vector<std::string> positional;
-  if (int done = ParseClientFlags("list", kListHelp, argc, argv, &parser, &flags, &positional);
+  if (int done = ParseClientFlags(kListHelp, argc, argv, &parser, &flags, &positional);
       done >= 0) {
     return done;
   }
@@ -159,7 +128,7 @@ int StatusCommand(int argc, char** argv) {
   parser.Add("once", &once, "print the table once and exit");
   parser.Add("every", &every, "seconds between refreshes on a terminal");
   std::vector<std::string> positional;
-  if (int done = ParseClientFlags("status", kStatusHelp, argc, argv, &parser, &flags, &positional);
+  if (int done = ParseClientFlags(kStatusHelp, argc, argv, &parser, &flags, &positional);
       done >= 0) {
     return done;
   }
@@ -193,7 +162,7 @@ int StartOrStop(bool stop, int argc, char** argv) {
   FlagParser parser(name);
   ControllerConnectionFlags flags;
   std::vector<std::string> positional;
-  if (int done = ParseClientFlags(name, stop ? kStopHelp : kStartHelp, argc, argv, &parser,
+  if (int done = ParseClientFlags(stop ? kStopHelp : kStartHelp, argc, argv, &parser,
                                   &flags, &positional);
       done >= 0) {
     return done;

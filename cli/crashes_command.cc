@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
+#include "cli/table_format.h"
 #include "cli/target_setup.h"
 
 namespace pollen::cli {
@@ -23,13 +24,6 @@ const char kCrashesHelp[] =
     "DIR (default crashes-CAMPAIGN) as `pollen fuzz` does: crash-<sha1> and crash-<sha1>.txt\n"
     "with the report; every crash, or those named (a signature or its first 4+ characters).\n"
     "`pollen repro --campaign CAMPAIGN SIGNATURE` pulls one and runs it.\n";
-
-std::string Date(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", std::localtime(&t));
-  return buf;
-}
 
 }  // namespace
 
