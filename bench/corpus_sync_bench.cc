@@ -2,10 +2,14 @@
 // controller (docs/benchmarks.md, "Corpus pull and push"), against raw TCP copies of the
 // same bytes.
 //
-//   corpus_sync_bench [--smoke] [--entries=N] [--entry-kb=K] [--mode=plain|curve|both]
-//                     [--repeat=R] [--dir=PATH]
+//   corpus_sync_bench [--smoke] [--push-only] [--entries=N] [--entry-kb=K]
+//                     [--mode=plain|curve|both] [--repeat=R] [--dir=PATH]
 //   defaults: 10,000 entries of 90-110 KB (about 1 GB), both modes, each measurement once,
-//   files under $TMPDIR; --smoke: 200 entries of about 10 KB, every byte checked (ctest -L bench)
+//   files under $TMPDIR; --smoke: 200 entries of about 10 KB, every byte checked (ctest -L bench);
+//   --push-only: no raw copies, no pulls (to profile a push)
+//
+// First the speed of SHA-1 (portable, and with the CPU's SHA extensions), which the
+// controller computes for every pushed input.
 //
 // The corpus is written once as a libFuzzer-style directory (then in the page cache). On
 // tcp loopback, in this process:
@@ -13,6 +17,9 @@
 //     memory with write() by one thread, read() into a 256 KiB buffer by another: the ceiling.
 //  2. raw TCP copy, files: the same, but the writer reads each file and the reader writes
 //     each record as a file (no fsync): what a naive copy tool does.
+//  2b. raw TCP copy, files to a log: the writer reads each file, the reader appends all it
+//     receives to one file (no fsync), as `tar c | nc` into a file would: the same I/O as a
+//     push, whose controller appends to its store's logs.
 //  3. push: PushStream (controller/stream_client.h) from a DirectorySource into a controller
 //     started for the run, which commits every entry to its pushed corpus (RocksDB).
 //  4. pull, once the controller's background work after the push is over: PullStream of
@@ -52,6 +59,7 @@
 #include "controller/stream_client.h"
 #include "engine/clock.h"
 #include "engine/sha1.h"
+#include "engine/sha1_blocks.h"
 #include "transfer/directory_records.h"
 #include "transfer/record_codec.h"
 
@@ -70,6 +78,7 @@ struct Config {
   int repeat = 1;
   std::string dir;
   bool smoke = false;
+  bool push_only = false;  // for profiling the push: no raw copies, no pulls
 };
 
 using bench::CpuModel;
@@ -94,6 +103,18 @@ std::optional<Timing> Measure(Fn run) {
   if (!run()) return std::nullopt;
   return Timing{static_cast<double>(engine::MonotonicUs() - start) / 1e6,
                 ProcessCpuSeconds() - cpu};
+}
+
+// MB/s of SHA-1 over 100 MB with `blocks` (the push hashes every input on the controller).
+double Sha1MBps(void (*blocks)(uint32_t h[5], const uint8_t* data, size_t blocks)) {
+  std::vector<uint8_t> data(100 << 20, 0x5a);
+  uint32_t h[5] = {1, 2, 3, 4, 5};
+  const uint64_t start = engine::MonotonicUs();
+  blocks(h, data.data(), data.size() / 64);
+  const double seconds = static_cast<double>(engine::MonotonicUs() - start) / 1e6 + 1e-9;
+  static volatile uint32_t keep;  // the digest is used: the hashing cannot be optimised away
+  keep = h[0];
+  return static_cast<double>(data.size()) / seconds / 1e6;
 }
 
 // The corpus: entry i is bytes of a random pool stamped with i (so every entry differs),
@@ -169,15 +190,29 @@ bool ReadFile(const std::string& path, std::string* out) {
   return true;
 }
 
-// The record stream over raw TCP: from memory to memory, or from the files to files in
-// `to_dir` when it is not empty.
-bool RawCopy(const Corpus& corpus, const std::string& to_dir) {
+enum class RawKind {
+  kMemory,  // memory to memory
+  kFiles,   // the corpus files to one file per record in `to`, a directory
+  kLog,     // the corpus files to one file `to`, appended to
+};
+
+// The record stream over raw TCP.
+bool RawCopy(const Corpus& corpus, RawKind kind, const std::string& to) {
   auto [out, in] = TcpPair();
   if (out < 0 || in < 0) {
     std::perror("corpus_sync_bench: raw connection");
     return false;
   }
-  const bool files = !to_dir.empty();
+  const bool files = kind != RawKind::kMemory;
+  const std::string& to_dir = to;
+  int log = -1;
+  if (kind == RawKind::kLog) {
+    log = open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log < 0) {
+      std::perror("corpus_sync_bench: raw copy to a log");
+      return false;
+    }
+  }
   std::thread writer([&, out = out] {
     std::string record, data;
     for (size_t i = 0; i < corpus.count(); i++) {
@@ -203,7 +238,11 @@ bool RawCopy(const Corpus& corpus, const std::string& to_dir) {
     const ssize_t n = read(in, buffer.data(), buffer.size());
     if (n <= 0) break;
     received += static_cast<uint64_t>(n);
-    if (!files) continue;
+    if (log >= 0 && !WriteAll(log, buffer.data(), static_cast<size_t>(n))) {
+      std::perror("corpus_sync_bench: raw copy to a log");
+      break;
+    }
+    if (kind != RawKind::kFiles) continue;
     pending.append(buffer.data(), static_cast<size_t>(n));
     size_t at = 0;
     while (pending.size() - at >= transfer::kRecordHeaderBytes) {
@@ -226,6 +265,7 @@ bool RawCopy(const Corpus& corpus, const std::string& to_dir) {
   }
   writer.join();
   close(in);
+  if (log >= 0) close(log);
   if (received != corpus.stream_bytes()) {
     std::fprintf(stderr, "corpus_sync_bench: the raw copy received %llu of %llu bytes\n",
                  static_cast<unsigned long long>(received),
@@ -378,6 +418,8 @@ int Main(int argc, char** argv) {
       config.smoke = true;
       config.entries = 200;
       config.entry_kb = 10;
+    } else if (arg == "--push-only") {
+      config.push_only = true;
     } else if (ParseFlag(arg, "entries", &v) && std::stoul(v) > 0) {
       config.entries = std::stoul(v);
     } else if (ParseFlag(arg, "entry-kb", &v) && std::stoul(v) > 0) {
@@ -390,8 +432,8 @@ int Main(int argc, char** argv) {
       config.dir = v;
     } else {
       std::fprintf(stderr,
-                   "usage: corpus_sync_bench [--smoke] [--entries=N] [--entry-kb=K] "
-                   "[--mode=plain|curve|both] [--repeat=R] [--dir=PATH]\n");
+                   "usage: corpus_sync_bench [--smoke] [--push-only] [--entries=N] "
+                   "[--entry-kb=K] [--mode=plain|curve|both] [--repeat=R] [--dir=PATH]\n");
       return 2;
     }
   }
@@ -423,6 +465,15 @@ int Main(int argc, char** argv) {
       config.repeat);
   std::printf("CPU: %s, %u hardware threads; load average %s\n", CpuModel().c_str(),
               std::thread::hardware_concurrency(), FirstLine("/proc/loadavg").c_str());
+  if (!config.smoke) {
+    std::printf("SHA-1: portable %.0f MB/s", Sha1MBps(engine::Sha1BlocksPortable));
+    if (engine::Sha1ExtensionsAvailable()) {
+      std::printf(", SHA extensions %.0f MB/s (used)", Sha1MBps(engine::Sha1BlocksShaNi));
+    } else {
+      std::printf(" (used: this CPU has no SHA extensions)");
+    }
+    std::printf("\n");
+  }
 
   const auto best = [&](const auto& measure) -> std::optional<Timing> {
     std::optional<Timing> fastest;
@@ -435,30 +486,40 @@ int Main(int argc, char** argv) {
     }
     return fastest;
   };
-  const auto print = [&](const char* what, const Timing& t, const Timing* raw_memory,
-                         const Timing* raw_files) {
-    std::printf("%-22s %7.1f MB in %6.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
+  std::optional<Timing> raw_memory, raw_files, raw_log;
+  const auto print = [&](const char* what, const Timing& t, bool ratios) {
+    std::printf("%-26s %7.1f MB in %6.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
                 mb / t.seconds, t.cpu_seconds / (mb / 1000));
-    if (raw_memory != nullptr) {
-      std::printf("  | %.2fx raw memory copy, %.2fx raw file copy", raw_memory->seconds / t.seconds,
-                  raw_files->seconds / t.seconds);
+    if (ratios) {
+      std::printf("  | %.2fx raw memory copy, %.2fx raw file copy, %.2fx raw copy to a log",
+                  raw_memory->seconds / t.seconds, raw_files->seconds / t.seconds,
+                  raw_log->seconds / t.seconds);
     }
     std::printf("\n");
     std::fflush(stdout);
   };
   const std::string raw_to = work + "/raw";
-  std::optional<Timing> raw_memory =
-      best([&] { return Measure([&] { return RawCopy(corpus, ""); }); });
-  if (!raw_memory) return 1;
-  print("raw TCP copy, memory", *raw_memory, nullptr, nullptr);
-  std::optional<Timing> raw_files = best([&] {
+  if (!config.push_only) {
+    raw_memory =
+        best([&] { return Measure([&] { return RawCopy(corpus, RawKind::kMemory, ""); }); });
+    if (!raw_memory) return 1;
+    print("raw TCP copy, memory", *raw_memory, false);
+    raw_files = best([&] {
+      fs::remove_all(raw_to);
+      fs::create_directories(raw_to);
+      return Measure([&] { return RawCopy(corpus, RawKind::kFiles, raw_to); });
+    });
     fs::remove_all(raw_to);
-    fs::create_directories(raw_to);
-    return Measure([&] { return RawCopy(corpus, raw_to); });
-  });
-  fs::remove_all(raw_to);
-  if (!raw_files) return 1;
-  print("raw TCP copy, files", *raw_files, nullptr, nullptr);
+    if (!raw_files) return 1;
+    print("raw TCP copy, files", *raw_files, false);
+    raw_log = best([&] {
+      fs::remove_all(raw_to);
+      return Measure([&] { return RawCopy(corpus, RawKind::kLog, raw_to); });
+    });
+    fs::remove_all(raw_to);
+    if (!raw_log) return 1;
+    print("raw TCP copy, files to log", *raw_log, false);
+  }
 
   for (bool curve : {false, true}) {
     if (config.mode != "both" && (config.mode == "curve") != curve) continue;
@@ -470,6 +531,10 @@ int Main(int argc, char** argv) {
       if (!c) return 1;
       std::optional<Timing> push = Measure([&] { return Push(*c, corpus); });
       if (!push) return 1;
+      if (config.push_only) {
+        print(curve ? "push, CURVE" : "push, plain", *push, false);
+        continue;
+      }
       WaitForQuiet();
       std::optional<Timing> pull =
           Measure([&] { return Pull(*c, run + "/pulled", corpus.count()); });
@@ -485,10 +550,10 @@ int Main(int argc, char** argv) {
         (*best_t)->cpu_seconds = std::min((*best_t)->cpu_seconds, (*t)->cpu_seconds);
       }
     }
-    print(curve ? "push, CURVE" : "push, plain", *push_best, &*raw_memory, &*raw_files);
-    print(curve ? "pull, CURVE" : "pull, plain", *pull_best, &*raw_memory, &*raw_files);
-    print(curve ? "pull, CURVE, no files" : "pull, plain, no files", *count_best, &*raw_memory,
-          &*raw_files);
+    if (config.push_only) continue;
+    print(curve ? "push, CURVE" : "push, plain", *push_best, true);
+    print(curve ? "pull, CURVE" : "pull, plain", *pull_best, true);
+    print(curve ? "pull, CURVE, no files" : "pull, plain, no files", *count_best, true);
   }
   std::printf("load average after: %s\n", FirstLine("/proc/loadavg").c_str());
   return 0;

@@ -67,7 +67,7 @@ Result<bool> CorpusSource::Next(std::string* name, std::string* data) {
 PushedSource::PushedSource(const PushedCorpus* pushed, std::string_view resume_after)
     : pushed_(pushed),
       next_seq_(pushed->FirstSeqAfter(resume_after)),
-      last_seq_(pushed->last_seq()) {}
+      last_seq_(pushed->durable_seq()) {}
 
 Result<bool> PushedSource::Next(std::string* name, std::string* data) {
   if (next_seq_ > last_seq_) return false;

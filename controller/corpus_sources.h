@@ -50,8 +50,9 @@ class CorpusSource : public transfer::RecordSource {
   size_t next_pushed_ = 0;
 };
 
-// pushed/<campaign>: the pushed inputs after the cursor, in push order, named
-// <seq>-<hash> (controller/record_names.h). Memory: nothing per entry.
+// pushed/<campaign>: the pushed inputs after the cursor, in push order, up to the last one
+// durable when the source was made (PushedCorpus::durable_seq(): nodes rely on what they
+// pulled), named <seq>-<hash> (controller/record_names.h). Memory: nothing per entry.
 class PushedSource : public transfer::RecordSource {
  public:
   // `pushed` must outlive the source.
@@ -62,7 +63,7 @@ class PushedSource : public transfer::RecordSource {
  private:
   const PushedCorpus* pushed_;
   uint64_t next_seq_;
-  uint64_t last_seq_;  // as it was when the source was made
+  uint64_t last_seq_;  // durable_seq() when the source was made
 };
 
 // No records: pushed/<campaign> before anything was pushed to it.

@@ -1,5 +1,6 @@
 #include "controller/push_sink.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace pollen::controller {
@@ -31,23 +32,40 @@ PushSink::PushSink(PushedCorpus* pushed, RegistryDb* db, std::string campaign, s
       now_unix_ms_(std::move(now_unix_ms)) {}
 
 Status PushSink::Commit(std::string_view name, std::string_view data) {
-  Result<bool> added = pushed_->Add(data, origin_, now_unix_ms_());
+  Result<PushedCorpus::Added> added = pushed_->Add(data, origin_, now_unix_ms_());
   if (!added.ok()) return added.status();
-  (*added ? added_ : duplicates_)++;
+  (added->added ? added_ : duplicates_)++;
+  needs_seq_ = std::max(needs_seq_, added->seq);
   last_name_.assign(name);
-  if ((added_ + duplicates_) % kCursorEveryRecords == 0) return SaveCursor();
-  return Status::Ok();
+  if ((added_ + duplicates_) % kCursorEveryRecords != 0) return Status::Ok();
+  candidates_.push_back({needs_seq_, last_name_});
+  return SaveDurableCursor();
 }
 
-Status PushSink::SaveCursor() {
-  if (last_name_.empty() || last_name_ == saved_) return Status::Ok();
-  if (Status s = db_->Put(key_, last_name_); !s.ok()) return s;
-  saved_ = last_name_;
+Status PushSink::SaveDurableCursor() {
+  const uint64_t durable = pushed_->durable_seq();
+  std::string latest;
+  while (!candidates_.empty() && candidates_.front().needs_seq <= durable) {
+    latest = std::move(candidates_.front().name);
+    candidates_.pop_front();
+  }
+  return SaveCursor(latest);
+}
+
+Status PushSink::SaveCursor(const std::string& name) {
+  if (name.empty() || name == saved_) return Status::Ok();
+  if (Status s = db_->Put(key_, name); !s.ok()) return s;
+  saved_ = name;
   return Status::Ok();
 }
 
 Status PushSink::Finish(bool complete) {
-  if (!complete) return SaveCursor();
+  if (Status s = pushed_->MakeDurable(); !s.ok()) {
+    (void)SaveDurableCursor();  // the storage error is the one to report
+    return s;
+  }
+  candidates_.clear();
+  if (!complete) return SaveCursor(last_name_);
   Status s = db_->Delete(key_);
   if (s.ok()) saved_.clear();
   return s;

@@ -2,19 +2,22 @@
 // bytes of each into the campaign's pushed corpus (its name only orders the stream), and the
 // push's resume cursor into the registry, under "u/<campaign>/<push id>".
 //
-// The cursor exists for an interrupted push only: it is the last name committed, written
-// every 64 records and when the push fails or its client goes silent, and deleted when the
-// push completes. So a push repeated after an interruption sends only the rest, and one
-// repeated after a complete push sends everything again (the controller then counts the
-// inputs it has as duplicates): a directory may have changed below the cursor since. It is
-// written after the records it names (both stores write ahead their logs, in that order):
-// a cursor never names a record that was not kept.
+// The cursor exists for an interrupted push only: it is the last name committed and
+// durable, and deleted when the push completes. So a push repeated after an interruption
+// sends only the rest, and one repeated after a complete push sends everything again (the
+// controller then counts the inputs it has as duplicates): a directory may have changed
+// below the cursor since. A cursor never names a record that was not kept: pushed entries
+// reach disk in RocksDB's flushes, not through a log (controller/pushed_corpus.h), so the
+// sink notes a candidate every 64 records and writes the latest one whose entries are all
+// durable; when the push ends it makes everything durable first (a flush), then deletes
+// the cursor (complete) or writes the last name (interrupted).
 //
 // Thread safety: none; the controller's service thread owns it.
 #ifndef POLLEN_CONTROLLER_PUSH_SINK_H_
 #define POLLEN_CONTROLLER_PUSH_SINK_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -41,15 +44,24 @@ class PushSink : public transfer::RecordSink {
   // Errors: storage.
   Status Commit(std::string_view name, std::string_view data) override;
 
-  // The push ended: complete, its cursor is deleted; else the last name committed is kept
-  // (when there is one). Errors: the registry's.
+  // The push ended. Every entry is made durable; then, complete, the cursor is deleted; else
+  // the last name committed is kept (when there is one). Errors: storage (the cursor then
+  // names the last record known durable), the registry's. Only after an ok Finish(true) may
+  // the client be told that the push is complete.
   Status Finish(bool complete);
 
   uint64_t added() const { return added_; }
   uint64_t duplicates() const { return duplicates_; }
 
  private:
-  Status SaveCursor();
+  struct Candidate {
+    uint64_t needs_seq;  // every record up to `name` is in pushed entries <= this
+    std::string name;
+  };
+
+  // Writes the latest candidate whose entries are durable, if newer than the saved cursor.
+  Status SaveDurableCursor();
+  Status SaveCursor(const std::string& name);
 
   PushedCorpus* pushed_;
   RegistryDb* db_;
@@ -59,6 +71,8 @@ class PushSink : public transfer::RecordSink {
   const std::string origin_;
   std::function<int64_t()> now_unix_ms_;
   std::string last_name_;
+  uint64_t needs_seq_ = 0;  // the highest pushed entry a record committed so far is in
+  std::deque<Candidate> candidates_;  // oldest first
   std::string saved_;  // the cursor the registry holds ("" for none)
   uint64_t added_ = 0;
   uint64_t duplicates_ = 0;

@@ -15,7 +15,9 @@ constexpr char kPushedBuildId[] = "pushed";
 
 Result<std::unique_ptr<PushedCorpus>> PushedCorpus::Open(const std::string& path,
                                                          const std::string& target) {
-  auto store = storage::CorpusStore::Open(path, {target, kPushedBuildId}, storage::StoreOptions{});
+  storage::StoreOptions options;
+  options.log_entries = false;
+  auto store = storage::CorpusStore::Open(path, {target, kPushedBuildId}, options);
   if (!store.ok()) return store.status();
   std::unique_ptr<PushedCorpus> corpus(new PushedCorpus(std::move(store).value()));
   if (Status s = corpus->Load(); !s.ok()) return s;
@@ -39,14 +41,15 @@ Status PushedCorpus::Load() {
     return true;
   });
   if (!s.ok()) return s;
+  durable_seq_ = last_seq();  // read from disk
   return bad;
 }
 
-Result<bool> PushedCorpus::Add(std::string_view data, std::string_view origin,
-                               int64_t now_unix_ms) {
+Result<PushedCorpus::Added> PushedCorpus::Add(std::string_view data, std::string_view origin,
+                                              int64_t now_unix_ms) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   const Hash hash = engine::Sha1(bytes, data.size());
-  if (Contains(hash)) return false;
+  if (auto it = seq_of_.find(hash); it != seq_of_.end()) return Added{it->second, false};
   const uint64_t seq = hashes_.size() + 1;
   storage::EntryMeta meta;
   meta.size = data.size();
@@ -58,7 +61,26 @@ Result<bool> PushedCorpus::Add(std::string_view data, std::string_view origin,
   hashes_.push_back(hash);
   seq_of_.emplace(hash, seq);
   bytes_ += data.size();
-  return true;
+  pending_.push_back({store_->write_mark(), seq});
+  return Added{seq, true};
+}
+
+uint64_t PushedCorpus::durable_seq() const {
+  if (pending_.empty()) return durable_seq_;
+  const uint64_t on_disk = store_->durable_mark();
+  while (!pending_.empty() && pending_.front().mark <= on_disk) {
+    durable_seq_ = pending_.front().seq;
+    pending_.pop_front();
+  }
+  return durable_seq_;
+}
+
+Status PushedCorpus::MakeDurable() {
+  if (pending_.empty()) return Status::Ok();
+  if (Status s = store_->Flush(); !s.ok()) return s;
+  durable_seq_ = pending_.back().seq;
+  pending_.clear();
+  return Status::Ok();
 }
 
 Status PushedCorpus::Read(uint64_t seq, std::string* out) const {

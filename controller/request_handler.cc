@@ -119,7 +119,7 @@ Reply RequestHandler::OnHeartbeat(const HeartbeatRequest& r, int64_t now_unix_ms
     if (!pushed.ok()) {
       spdlog::error("controller: {}", pushed.status().message());
     } else if (*pushed != nullptr) {
-      reply.pushed_seq = (*pushed)->last_seq();
+      reply.pushed_seq = (*pushed)->durable_seq();  // see PushedCorpus: never a lost one
     }
   }
   return reply;

@@ -198,9 +198,10 @@ void StreamServer::OnChunk(Session& s, const transfer::StreamChunkView& chunk) {
   counters_.bytes_received += chunk.data.size();
   if (Status st = s.receiver->OnChunk(chunk); !st.ok()) return Fail(s.key(), st.message(), false);
   if (s.receiver->done()) {
+    // The client hears of the end only once everything is durable and the cursor gone.
+    if (Status st = s.sink->Finish(true); !st.ok()) return Fail(s.key(), st.message(), false);
     const transfer::TransferCounters& c = s.receiver->counters();
     Send(s.routing_id, 0, transfer::StreamEnd{s.id, c.records, c.record_bytes, c.chunks});
-    if (Status st = s.sink->Finish(true); !st.ok()) spdlog::error("controller: {}", st.message());
     spdlog::info("stream: push to {} by peer {}: {} records ({} new, {} already pushed), {} bytes",
                  s.resource, PeerName(s.routing_id), c.records, s.sink->added(),
                  s.sink->duplicates(), c.record_bytes);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/hex.h"
+#include "engine/sha1_blocks.h"
 
 namespace pollen::engine {
 namespace {
@@ -47,12 +48,23 @@ void Compress(uint32_t h[5], const uint8_t* block) {
   h[4] += e;
 }
 
+using BlocksFn = void (*)(uint32_t h[5], const uint8_t* data, size_t blocks);
+
+BlocksFn ChooseBlocks() {
+  return Sha1ExtensionsAvailable() ? Sha1BlocksShaNi : Sha1BlocksPortable;
+}
+
 }  // namespace
+
+void Sha1BlocksPortable(uint32_t h[5], const uint8_t* data, size_t blocks) {
+  for (size_t i = 0; i < blocks; i++) Compress(h, data + 64 * i);
+}
 
 std::array<uint8_t, 20> Sha1(const uint8_t* data, size_t n) {
   uint32_t h[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-  size_t full = n / 64 * 64;
-  for (size_t i = 0; i < full; i += 64) Compress(h, data + i);
+  static const BlocksFn blocks = ChooseBlocks();
+  const size_t full = n / 64 * 64;
+  if (full != 0) blocks(h, data, full / 64);
 
   // Padding (§5.1.1): 0x80, zeros, then the message length in bits as 64-bit big endian.
   uint8_t tail[128] = {};
@@ -62,7 +74,7 @@ std::array<uint8_t, 20> Sha1(const uint8_t* data, size_t n) {
   size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
   uint64_t bits = static_cast<uint64_t>(n) * 8;
   for (int i = 0; i < 8; i++) tail[tail_len - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
-  for (size_t i = 0; i < tail_len; i += 64) Compress(h, tail + i);
+  blocks(h, tail, tail_len / 64);
 
   std::array<uint8_t, 20> out;
   for (int i = 0; i < 5; i++) {

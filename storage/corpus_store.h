@@ -59,6 +59,8 @@ class WriteBatch;
 
 namespace pollen::storage {
 
+class FlushListener;
+
 // The on-disk format this build writes and reads. Stores with a larger number were written
 // by a newer pollen and are refused. Format 2 adds counter tables and EntryMeta v2; a
 // format 1 store is read as it is and becomes format 2 when Compact() writes its first
@@ -77,6 +79,14 @@ struct StoreOptions {
   // Accept a store recorded for another build id of the same target (see build_id_changed).
   // When false, such an Open fails instead.
   bool accept_build_id_change = true;
+  // Write corpus entries (PutEntry, PutEntries) through the write-ahead log. When false they
+  // are kept in memory and reach disk with the next flush (RocksDB's own, each time a 64 MB
+  // memtable fills, or Flush()): they are written once instead of twice, which makes bulk
+  // inserts of large inputs about 2.5 times faster (docs/decisions.md, "Pushed inputs skip
+  // the write-ahead log"), but a crash of the process loses the entries not yet flushed.
+  // For a writer that can have those sent again: it learns which are on disk from
+  // write_mark() and durable_mark(). Every other write goes through the log regardless.
+  bool log_entries = true;
 };
 
 // The auxiliary key-value tables of a store (see the layout above).
@@ -110,7 +120,8 @@ class CorpusStore {
                                                    const CampaignId& campaign,
                                                    const StoreOptions& options);
 
-  // Flushes nothing (writes are already in the WAL) and closes the database.
+  // Flushes the entries not yet on disk when log_entries is false (other writes are already
+  // in the WAL) and closes the database.
   ~CorpusStore();
   CorpusStore(const CorpusStore&) = delete;
   CorpusStore& operator=(const CorpusStore&) = delete;
@@ -118,7 +129,7 @@ class CorpusStore {
   // Stores input `data[0, size)` and its metadata under `hash` (non-empty; overwrites an
   // existing entry). Requires meta.size == size and meta.features sorted. The input and
   // the metadata are written atomically; when this returns ok the write is in the WAL (and
-  // fsynced if StoreOptions::sync_writes).
+  // fsynced if StoreOptions::sync_writes), or, without log_entries, in memory until a flush.
   Status PutEntry(std::string_view hash, const uint8_t* data, size_t size, const EntryMeta& meta);
 
   // PutEntry for many entries in one atomic write (cheaper per entry than PutEntry).
@@ -196,8 +207,17 @@ class CorpusStore {
   // concurrently with build_id_changed() or stored_build_id().
   Status AdoptBuildId();
 
-  // Writes every memtable to SST files (writer only).
+  // Writes every memtable to SST files (writer only). Afterwards durable_mark() is at least
+  // the write_mark() of before the call.
   Status Flush();
+
+  // The mark of the last write that returned: each write gets a greater one (RocksDB's
+  // sequence numbers).
+  uint64_t write_mark() const;
+  // Every write whose mark is at most this survives a crash of the process: with
+  // log_entries, all of them (write_mark()); without, the entries flushed so far (RocksDB's
+  // background flushes advance it too). Thread-safe.
+  uint64_t durable_mark() const;
 
   // Flush(), then chooses the counter table for the entries now in the store
   // (CounterTableChooser), rewrites every entry's metadata over it, deletes the tables no
@@ -215,7 +235,9 @@ class CorpusStore {
   Status CheckCampaign();
   Status Close();
   Status CheckWritable(std::string_view operation) const;
-  Status Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync);
+  // `log` false: without the write-ahead log (and never synced).
+  Status Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync,
+               bool log = true);
   // Calls fn(key, value) over `cf` in key order while it returns true.
   Status Scan(rocksdb::ColumnFamilyHandle* cf,
               const std::function<Result<bool>(std::string_view, std::string_view)>& fn) const;
@@ -235,6 +257,7 @@ class CorpusStore {
   std::string stored_build_id_;
   int stored_format_ = kStoreFormatVersion;  // the store's format_version
   std::unique_ptr<rocksdb::DB> db_;
+  std::shared_ptr<FlushListener> flushes_;  // only when !options_.log_entries
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // owned; destroyed in Close()
   rocksdb::ColumnFamilyHandle* inputs_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;

@@ -203,15 +203,6 @@ TEST_F(CorpusStoreOpenTest, SecondWriterInAnotherProcessIsLocked) {
   std::unique_ptr<CorpusStore> writer = OpenOrFail(path_, campaign_);
   ASSERT_NE(writer, nullptr);
   const std::string out = dir_.Sub("child_out.txt");
-  std::vector<std::string> env_strings = {std::string(kChildStoreEnv) + "=" + path_,
-                                          std::string(kChildOutEnv) + "=" + out};
-  std::vector<char*> envp;
-  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-  for (std::string& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string exe = "/proc/self/exe";
-  std::string filter = "--gtest_filter=CorpusStoreChildProcess.OpenAsWriter";
-  char* argv[] = {exe.data(), filter.data(), nullptr};
   posix_spawn_file_actions_t actions;
   ASSERT_EQ(posix_spawn_file_actions_init(&actions), 0);
   const std::string log = dir_.Sub("child_log.txt");  // keeps the child's gtest output apart
@@ -221,7 +212,10 @@ TEST_F(CorpusStoreOpenTest, SecondWriterInAnotherProcessIsLocked) {
               0);
   }
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv, envp.data());
+  const int spawned = SpawnThisTest(
+      "CorpusStoreChildProcess.OpenAsWriter",
+      {std::string(kChildStoreEnv) + "=" + path_, std::string(kChildOutEnv) + "=" + out},
+      &actions, &pid);
   posix_spawn_file_actions_destroy(&actions);
   ASSERT_EQ(spawned, 0);
 

@@ -2,7 +2,9 @@
 #ifndef POLLEN_STORAGE_STORE_TEST_UTIL_H_
 #define POLLEN_STORAGE_STORE_TEST_UTIL_H_
 
+#include <spawn.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -60,6 +62,22 @@ inline EntryMeta MetaFor(std::string_view input, std::vector<uint32_t> features 
 inline Status PutText(CorpusStore& store, std::string_view hash, std::string_view input) {
   const std::vector<uint8_t> bytes = Bytes(input);
   return store.PutEntry(hash, bytes.data(), bytes.size(), MetaFor(input));
+}
+
+// Runs this test binary again as the single test `test` ("Suite.Name"), with `env`
+// ("NAME=value") added to the environment and `actions` applied in the child: a fresh
+// process, unlike fork(), whose child would inherit RocksDB's thread pool without its
+// threads. Returns posix_spawn's result (0 on success) and sets *pid.
+inline int SpawnThisTest(const std::string& test, std::vector<std::string> env,
+                         const posix_spawn_file_actions_t* actions, pid_t* pid) {
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe = "/proc/self/exe";
+  std::string filter = "--gtest_filter=" + test;
+  char* argv[] = {exe.data(), filter.data(), nullptr};
+  return posix_spawn(pid, exe.c_str(), actions, nullptr, argv, envp.data());
 }
 
 // Opens `path` or records a test failure and returns nullptr.
