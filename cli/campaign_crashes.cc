@@ -1,5 +1,11 @@
 #include "cli/campaign_crashes.h"
 
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "controller/record_names.h"
+#include "controller/stream_client.h"
 #include "node/artifacts.h"
 #include "node/failure.h"
 
@@ -57,20 +63,50 @@ Result<controller::CrashSummary> PickCrash(const std::vector<controller::CrashSu
                        " crashes:" + names + ": give more of the signature");
 }
 
-Result<std::string> PullReproducer(controller::ControllerClient& client,
+namespace {
+
+// Keeps the records of a crash stream: "input" and "report".
+class CrashRecordSink : public transfer::RecordSink {
+ public:
+  Status Commit(std::string_view name, std::string_view data) override {
+    if (name == "input") {
+      input.assign(data.begin(), data.end());
+      has_input = true;
+    } else if (name == "report") {
+      report.assign(data);
+    }  // else: a record a newer controller added; nothing to keep it for
+    return Status::Ok();
+  }
+  std::vector<uint8_t> input;
+  std::string report;
+  bool has_input = false;
+};
+
+}  // namespace
+
+Result<std::string> PullReproducer(const controller::ControllerClientOptions& client,
                                    const controller::CampaignSummary& campaign,
-                                   const std::string& signature, const std::string& dir,
+                                   const controller::CrashSummary& crash, const std::string& dir,
                                    int timeout_ms) {
-  Result<controller::CrashDetailReply> detail = client.Call<controller::CrashDetailReply>(
-      controller::GetCrashRequest{{campaign.name, ""}, signature}, timeout_ms);
-  if (!detail.ok()) return detail.status();
+  CrashRecordSink sink;
+  controller::StreamClientOptions stream;
+  stream.connect_timeout_ms = timeout_ms;
+  stream.idle_timeout_ms = timeout_ms;
+  Result<transfer::TransferCounters> pulled = controller::PullStream(
+      client, controller::CrashResource(campaign.name, crash.signature), "", &sink, nullptr,
+      stream);
+  if (!pulled.ok()) return pulled.status();
+  if (!sink.has_input) {
+    return Status::Error("controller at " + client.controller + " sent no reproducer for crash " +
+                         crash.signature);
+  }
   node::Failure failure;
-  failure.kind = detail->summary.kind;
-  failure.signature = detail->summary.signature;
-  failure.summary = "from campaign " + campaign.name + " (controller " + client.endpoint() +
-                    "), seen " + std::to_string(detail->summary.count) + " times";
-  failure.report = detail->report;
-  return node::SaveArtifact(dir, detail->input, failure, campaign.target);
+  failure.kind = crash.kind;
+  failure.signature = crash.signature;
+  failure.summary = "from campaign " + campaign.name + " (controller " + client.controller +
+                    "), seen " + std::to_string(crash.count) + " times";
+  failure.report = std::move(sink.report);
+  return node::SaveArtifact(dir, sink.input, failure, campaign.target);
 }
 
 }  // namespace pollen::cli

@@ -26,11 +26,13 @@ Result<std::vector<controller::CrashSummary>> ListCampaignCrashes(
 Result<controller::CrashSummary> PickCrash(const std::vector<controller::CrashSummary>& crashes,
                                            const std::string& selector);
 
-// Fetches the crash's reproducer and report and writes them into `dir` (created if
-// needed); returns the reproducer's path.
-Result<std::string> PullReproducer(controller::ControllerClient& client,
+// Pulls the crash's reproducer and report (the stream crash/<campaign>/<signature>: any
+// size up to the stream's record limit) and writes them into `dir` (created if needed);
+// returns the reproducer's path. Errors: the stream's (e.g. the crash is gone from the
+// campaign's current build), the files'.
+Result<std::string> PullReproducer(const controller::ControllerClientOptions& client,
                                    const controller::CampaignSummary& campaign,
-                                   const std::string& signature, const std::string& dir,
+                                   const controller::CrashSummary& crash, const std::string& dir,
                                    int timeout_ms);
 
 }  // namespace pollen::cli

@@ -49,7 +49,9 @@ int CrashesCommand(int argc, char** argv) {
   const std::string& name = positional[1];
   const int timeout_ms = static_cast<int>(flags.timeout) * 1000;
 
-  auto client = ConnectToController(flags);
+  Result<controller::ControllerClientOptions> options = ControllerClientOptionsFrom(flags);
+  if (!options.ok()) return UsageError(options.status().message());
+  auto client = controller::ConnectController(*options);
   if (!client.ok()) return UsageError(client.status().message());
   Result<controller::CampaignSummary> campaign = FindCampaign(**client, name, timeout_ms);
   if (!campaign.ok()) return UsageError(campaign.status().message());
@@ -82,7 +84,7 @@ int CrashesCommand(int argc, char** argv) {
   }
   if (out.empty()) out = "crashes-" + name;
   for (const controller::CrashSummary& c : wanted) {
-    Result<std::string> path = PullReproducer(**client, *campaign, c.signature, out, timeout_ms);
+    Result<std::string> path = PullReproducer(*options, *campaign, c, out, timeout_ms);
     if (!path.ok()) return UsageError(path.status().message());
     std::printf("%s  %s %s (%" PRIu64 " bytes, seen %" PRIu64 " times)\n", path->c_str(),
                 c.signature.c_str(), c.kind.c_str(), c.input_size, c.count);

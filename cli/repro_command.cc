@@ -122,7 +122,10 @@ int ReproCommand(int argc, char** argv) {
     return UsageError("pollen repro --campaign needs a SIGNATURE, and may take the TARGET before it");
   }
   const int timeout_ms = static_cast<int>(controller_flags.timeout) * 1000;
-  auto client = ConnectToController(controller_flags);
+  Result<controller::ControllerClientOptions> options =
+      ControllerClientOptionsFrom(controller_flags);
+  if (!options.ok()) return UsageError(options.status().message());
+  auto client = controller::ConnectController(*options);
   if (!client.ok()) return UsageError(client.status().message());
   Result<controller::CampaignSummary> campaign = FindCampaign(**client, campaign_name, timeout_ms);
   if (!campaign.ok()) return UsageError(campaign.status().message());
@@ -134,7 +137,7 @@ int ReproCommand(int argc, char** argv) {
   Result<std::string> target =
       positional.size() == 2 ? Result<std::string>(positional[0]) : LocateTarget(campaign->target);
   if (!target.ok()) return UsageError(target.status().message());
-  Result<std::string> path = PullReproducer(**client, *campaign, crash->signature,
+  Result<std::string> path = PullReproducer(*options, *campaign, *crash,
                                             out.empty() ? "crashes-" + campaign_name : out, timeout_ms);
   if (!path.ok()) return UsageError(path.status().message());
   std::printf("pulled %s (%s, seen %lu times in campaign %s)\n", path->c_str(), crash->kind.c_str(),

@@ -128,7 +128,13 @@ Status ControllerImpl::OpenData() {
                                               options_.limits);
   worker_ = std::make_unique<MaintenanceWorker>(NowUnixMs);
   stream_resources_ =
-      std::make_unique<StreamResources>(campaigns_.get(), stores_.get(), db_.get(), NowUnixMs);
+      std::make_unique<StreamResources>(campaigns_.get(), stores_.get(), db_.get(), NowUnixMs,
+                                        [this](CrashRequest crash) {
+                                          return handler_->Handle(Request{std::move(crash)},
+                                                                  NowUnixMs(),
+                                                                  engine::MonotonicMs());
+                                        },
+                                        options_.limits.max_report_bytes);
   streams_ = std::make_unique<StreamServer>(
       options_.streams, options_.limits.stream, stream_resources_.get(),
       [this](const std::string& routing_id, zmq::message_t& frame) {
@@ -241,6 +247,13 @@ void ControllerImpl::HandleFrame(const std::string& routing_id, const zmq::messa
   if (auto* push = std::get_if<PushCorpusRequest>(&request.request)) {
     if (auto error =
             streams_->OnPush(routing_id, request.request_id, *push, engine::MonotonicMs())) {
+      Send(routing_id, request.request_id, *error);
+    }
+    return;
+  }
+  if (auto* crash = std::get_if<PushCrashRequest>(&request.request)) {
+    if (auto error =
+            streams_->OnPushCrash(routing_id, request.request_id, *crash, engine::MonotonicMs())) {
       Send(routing_id, request.request_id, *error);
     }
     return;

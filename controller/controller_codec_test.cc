@@ -264,6 +264,15 @@ TEST_F(ControllerCodecTest, StreamMessagesAndPushRequestsRoundTrip) {
   EXPECT_EQ(push.push_id, "push-0123abcd");
   EXPECT_EQ(push.stream_id, 77u);
 
+  auto crash = std::get<PushCrashRequest>(
+      RoundTrip(PushCrashRequest{"node-1", "json", "00112233aabbccdd", "leak", true, 9}).request);
+  EXPECT_EQ(crash.node_id, "node-1");
+  EXPECT_EQ(crash.campaign, "json");
+  EXPECT_EQ(crash.signature, "00112233aabbccdd");
+  EXPECT_EQ(crash.kind, "leak");
+  EXPECT_TRUE(crash.minimized);
+  EXPECT_EQ(crash.stream_id, 9u);
+
   auto open = std::get<StreamRequest>(
       RoundTrip(StreamRequest{transfer::StreamOpen{3, "corpus/json", "00ff", 8}}).request);
   const auto& o = std::get<transfer::StreamOpen>(open.message);
@@ -317,6 +326,11 @@ TEST_F(ControllerCodecTest, BadStreamMessagesAndPushIdsAreRefused) {
   // A push id that could not be a key.
   EXPECT_EQ(Refused(PushCorpusRequest{{"json", ""}, "../up", 1}).code, ErrorCode::kInvalidName);
   EXPECT_EQ(Refused(PushCorpusRequest{{"json", ""}, "", 1}).code, ErrorCode::kInvalidName);
+  // A crash push's signature names a stream resource: it must be a safe name.
+  EXPECT_EQ(Refused(PushCrashRequest{"node-1", "json", "a/b", "leak", false, 1}).code,
+            ErrorCode::kInvalidName);
+  EXPECT_EQ(Refused(PushCrashRequest{"node-1", "../x", "abcd", "leak", false, 1}).code,
+            ErrorCode::kInvalidName);
 }
 
 TEST_F(ControllerCodecTest, ErrorCodesHaveNames) {

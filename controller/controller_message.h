@@ -140,6 +140,18 @@ struct PushCorpusRequest {
   uint64_t stream_id = 0;
 };
 
+// "I want to report a crash whose reproducer does not fit in a message": the controller
+// answers with the open of a stream, whose records are "input" and (optionally) "report";
+// the crash is counted when the stream ends (controller/crash_push_sink.h).
+struct PushCrashRequest {
+  std::string node_id;
+  std::string campaign;
+  std::string signature;
+  std::string kind;
+  bool minimized = false;
+  uint64_t stream_id = 0;
+};
+
 // One message of a stream (transfer/stream_message.h), either way.
 struct StreamRequest {
   transfer::StreamMessage message;
@@ -149,7 +161,7 @@ using Request =
     std::variant<RegisterRequest, HeartbeatRequest, NewInputsRequest, CrashRequest,
                  ListCampaignsRequest, StatusRequest, ListCrashesRequest, GetCrashRequest,
                  StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest,
-                 PushCorpusRequest, StreamRequest>;
+                 PushCorpusRequest, StreamRequest, PushCrashRequest>;
 
 // ---- Replies ----------------------------------------------------------------------------
 

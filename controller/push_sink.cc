@@ -71,4 +71,8 @@ Status PushSink::Finish(bool complete) {
   return s;
 }
 
+std::string PushSink::Summary() const {
+  return std::to_string(added_) + " new, " + std::to_string(duplicates_) + " already pushed";
+}
+
 }  // namespace pollen::controller

@@ -22,14 +22,14 @@
 #include <string>
 #include <string_view>
 
+#include "controller/push_target.h"
 #include "controller/pushed_corpus.h"
 #include "controller/registry_db.h"
 #include "engine/status.h"
-#include "transfer/stream_receiver.h"
 
 namespace pollen::controller {
 
-class PushSink : public transfer::RecordSink {
+class PushSink : public PushTarget {
  public:
   // The cursor a push `push_id` to `campaign` resumes after: "" when none is kept. Errors:
   // the registry's.
@@ -48,7 +48,9 @@ class PushSink : public transfer::RecordSink {
   // the last name committed is kept (when there is one). Errors: storage (the cursor then
   // names the last record known durable), the registry's. Only after an ok Finish(true) may
   // the client be told that the push is complete.
-  Status Finish(bool complete);
+  Status Finish(bool complete) override;
+
+  std::string Summary() const override;
 
   uint64_t added() const { return added_; }
   uint64_t duplicates() const { return duplicates_; }

@@ -13,6 +13,7 @@ constexpr size_t kSeqDigits = 16;
 constexpr std::string_view kCorpusPrefix = "corpus/";
 constexpr std::string_view kEntriesPrefix = "entries/";
 constexpr std::string_view kPushedPrefix = "pushed/";
+constexpr std::string_view kCrashPrefix = "crash/";
 
 std::string Hex16(uint64_t n) {
   char text[kSeqDigits + 1];
@@ -24,7 +25,7 @@ Status BadResource(std::string_view resource, const std::string& why) {
   return Status::Error("unknown stream resource '" + std::string(resource.substr(0, 200)) + "' (" +
                        why +
                        "): the controller streams corpus/CAMPAIGN[/BUILD], "
-                       "entries/CAMPAIGN[/BUILD] and pushed/CAMPAIGN");
+                       "entries/CAMPAIGN[/BUILD], pushed/CAMPAIGN and crash/CAMPAIGN/SIGNATURE");
 }
 
 }  // namespace
@@ -57,6 +58,10 @@ std::string PushedResource(const std::string& campaign) {
   return std::string(kPushedPrefix) + campaign;
 }
 
+std::string CrashResource(const std::string& campaign, const std::string& signature) {
+  return std::string(kCrashPrefix) + campaign + "/" + signature;
+}
+
 Result<ParsedResource> ParseResource(std::string_view resource) {
   ParsedResource parsed;
   std::string_view rest;
@@ -69,6 +74,9 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
   } else if (resource.substr(0, kPushedPrefix.size()) == kPushedPrefix) {
     parsed.kind = ParsedResource::Kind::kPushed;
     rest = resource.substr(kPushedPrefix.size());
+  } else if (resource.substr(0, kCrashPrefix.size()) == kCrashPrefix) {
+    parsed.kind = ParsedResource::Kind::kCrash;
+    rest = resource.substr(kCrashPrefix.size());
   } else {
     return BadResource(resource, "no such kind");
   }
@@ -83,9 +91,19 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
     if (parsed.kind == ParsedResource::Kind::kPushed) {
       return BadResource(resource, "pushed inputs belong to a campaign, not to a build");
     }
+    if (parsed.kind == ParsedResource::Kind::kCrash) {
+      if (Status s = CheckSafeName("crash signature", build); !s.ok()) {
+        return BadResource(resource, s.message());
+      }
+      parsed.signature = std::string(build);
+      return parsed;
+    }
     if (Status s = CheckSafeName("build id", build); !s.ok())
       return BadResource(resource, s.message());
     parsed.campaign.build_id = std::string(build);
+  }
+  if (parsed.kind == ParsedResource::Kind::kCrash) {
+    return BadResource(resource, "a crash is named by its signature");
   }
   return parsed;
 }

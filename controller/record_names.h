@@ -11,6 +11,9 @@
 //                               named <16 hex digits of the push sequence number>-<SHA-1>,
 //                               so that names ascend as inputs are pushed and a node's
 //                               cursor stays valid for good
+//   crash/<campaign>/<signature>  one crash of the campaign's current build: the records
+//                               "input" (its smallest reproducer) and "report"; a node's
+//                               crash push goes the other way under the same name
 //
 // Thread-safe pure functions.
 #ifndef POLLEN_CONTROLLER_RECORD_NAMES_H_
@@ -37,10 +40,13 @@ std::string CorpusResource(const std::string& campaign, const std::string& build
 std::string EntriesResource(const std::string& campaign, const std::string& build_id = "");
 // "pushed/<campaign>".
 std::string PushedResource(const std::string& campaign);
+// "crash/<campaign>/<signature>".
+std::string CrashResource(const std::string& campaign, const std::string& signature);
 
 struct ParsedResource {
-  enum class Kind { kCorpus, kEntries, kPushed } kind = Kind::kCorpus;
-  CampaignRef campaign;  // build id empty for kPushed, or for the current build
+  enum class Kind { kCorpus, kEntries, kPushed, kCrash } kind = Kind::kCorpus;
+  CampaignRef campaign;   // build id empty for kPushed and kCrash, or for the current build
+  std::string signature;  // kCrash only
 };
 
 // Parses a resource of the forms above; the names are checked (controller/safe_name.h).

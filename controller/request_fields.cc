@@ -116,6 +116,28 @@ std::optional<DecodeError> ReadCrash(M::Reader m, const ControllerLimits& limits
   return std::nullopt;
 }
 
+std::optional<DecodeError> ReadPushCrash(M::Reader m, const ControllerLimits& limits,
+                                         PushCrashRequest* out) {
+  auto r = m.getPushCrash();
+  if (auto e = CheckNode(r.getNodeId(), limits)) return e;
+  if (Status s = CheckSafeName("campaign name", View(r.getCampaign())); !s.ok()) {
+    return InvalidName(s);
+  }
+  // The signature names the stream's resource too (crash/<campaign>/<signature>).
+  if (Status s = CheckSafeName("crash signature", View(r.getSignature())); !s.ok()) {
+    return InvalidName(s);
+  }
+  if (r.getSignature().size() > limits.max_signature_bytes) {
+    return Malformed("a crash signature has 1 to " + std::to_string(limits.max_signature_bytes) +
+                     " bytes");
+  }
+  if (auto e = CheckText("the crash kind", r.getKind(), limits.max_name_bytes, true)) return e;
+  *out = PushCrashRequest{String(r.getNodeId()), String(r.getCampaign()),
+                          String(r.getSignature()), String(r.getKind()),
+                          r.getMinimized(),       r.getStreamId()};
+  return std::nullopt;
+}
+
 }  // namespace
 
 void SetStats(const NodeStats& s, wire::NodeStats::Builder b) {
@@ -149,6 +171,7 @@ bool IsRequestKind(M::Which which) {
     case M::MERGE_CORPUS:
     case M::STREAM:
     case M::PUSH_CORPUS:
+    case M::PUSH_CRASH:
       return true;
     default:
       return false;
@@ -217,6 +240,15 @@ void EncodeRequestBody(const Request& request, M::Builder m) {
       b.setStreamId(r.stream_id);
     }
     void operator()(const StreamRequest& r) { transfer::ToCapnp(r.message, m.initStream()); }
+    void operator()(const PushCrashRequest& r) {
+      auto b = m.initPushCrash();
+      b.setNodeId(r.node_id);
+      b.setCampaign(r.campaign);
+      b.setSignature(r.signature);
+      b.setKind(r.kind);
+      b.setMinimized(r.minimized);
+      b.setStreamId(r.stream_id);
+    }
   };
   std::visit(Visitor{m}, request);
 }
@@ -314,6 +346,12 @@ std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits
       if (Status s = CheckSafeName("push id", View(r.getPushId())); !s.ok()) return InvalidName(s);
       request.push_id = String(r.getPushId());
       request.stream_id = r.getStreamId();
+      *out = std::move(request);
+      return std::nullopt;
+    }
+    case M::PUSH_CRASH: {
+      PushCrashRequest request;
+      if (auto e = ReadPushCrash(m, limits, &request)) return e;
       *out = std::move(request);
       return std::nullopt;
     }

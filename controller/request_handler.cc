@@ -6,6 +6,7 @@
 #include <map>
 
 #include "controller/corpus_sources.h"
+#include "controller/record_names.h"
 
 namespace pollen::controller {
 namespace {
@@ -58,6 +59,7 @@ Reply RequestHandler::Handle(const Request& request, int64_t now_unix_ms, uint64
     // Streams run in the controller's stream server (controller/stream_server.h).
     Reply operator()(const PushCorpusRequest&) { return NotHere(); }
     Reply operator()(const StreamRequest&) { return NotHere(); }
+    Reply operator()(const PushCrashRequest&) { return NotHere(); }
     static Reply NotHere() {
       return ErrorReply{ErrorCode::kUnimplemented,
                         "streams are not answered by the request handler"};
@@ -248,7 +250,9 @@ Reply RequestHandler::OnGetCrash(const GetCrashRequest& r) {
     return ErrorReply{ErrorCode::kTooLarge,
                       "the reproducer (" + std::to_string(d.input.size()) + " bytes) and report (" +
                           std::to_string(d.report.size()) +
-                          " bytes) do not fit in one message; streams will carry them"};
+                          " bytes) do not fit in one message: pull the stream " +
+                          CrashResource(r.campaign.name, r.signature) +
+                          " (`pollen crashes pull` does)"};
   }
   return std::move(d);
 }

@@ -264,15 +264,16 @@ Result<transfer::TransferCounters> PullStream(const ControllerClientOptions& cli
   }
 }
 
-Result<PushResult> PushStream(const ControllerClientOptions& client, const CampaignRef& campaign,
-                              const std::string& push_id, const PushSourceOpener& open_source,
-                              const StreamProgress& progress, const StreamClientOptions& options) {
+namespace {
+
+// Sends `open_request` (a push request whose stream id is kStreamId), then the records of
+// the source opened after the controller's cursor.
+Result<PushResult> RunPush(const ControllerClientOptions& client, const Request& open_request,
+                           const PushSourceOpener& open_source, const StreamProgress& progress,
+                           const StreamClientOptions& options) {
   StreamLink link(client, options);
   if (Status s = link.Connect(); !s.ok()) return s;
-  if (Status s = link.SendRequest(kPushRequestId, PushCorpusRequest{campaign, push_id, kStreamId});
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = link.SendRequest(kPushRequestId, open_request); !s.ok()) return s;
   transfer::StreamMessage m;
   std::string_view chunk_data;
   if (Status s = link.Receive(&m, &chunk_data); !s.ok()) return s;
@@ -333,6 +334,53 @@ Result<PushResult> PushStream(const ControllerClientOptions& client, const Campa
     result.counters = c;
     return result;
   }
+}
+
+// The records of a crash push: "input", then "report" unless it is empty.
+class CrashRecords : public transfer::RecordSource {
+ public:
+  CrashRecords(const std::vector<uint8_t>& input, const std::string& report)
+      : input_(input), report_(report) {}
+  Result<bool> Next(std::string* name, std::string* data) override {
+    if (next_ == 0) {
+      *name = "input";
+      data->assign(input_.begin(), input_.end());
+    } else if (next_ == 1 && !report_.empty()) {
+      *name = "report";
+      *data = report_;
+    } else {
+      return false;
+    }
+    next_++;
+    return true;
+  }
+
+ private:
+  const std::vector<uint8_t>& input_;
+  const std::string& report_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+Result<PushResult> PushStream(const ControllerClientOptions& client, const CampaignRef& campaign,
+                              const std::string& push_id, const PushSourceOpener& open_source,
+                              const StreamProgress& progress, const StreamClientOptions& options) {
+  return RunPush(client, PushCorpusRequest{campaign, push_id, kStreamId}, open_source, progress,
+                 options);
+}
+
+Status PushCrashStream(const ControllerClientOptions& client, const std::string& campaign,
+                       const CrashRequest& crash, const StreamClientOptions& options) {
+  const PushCrashRequest request{crash.node_id, campaign,        crash.signature,
+                                 crash.kind,    crash.minimized, kStreamId};
+  Result<PushResult> pushed = RunPush(
+      client, request,
+      [&](const std::string&) -> Result<std::unique_ptr<transfer::RecordSource>> {
+        return std::unique_ptr<transfer::RecordSource>(new CrashRecords(crash.input, crash.report));
+      },
+      nullptr, options);
+  return pushed.ok() ? Status::Ok() : pushed.status();
 }
 
 std::string PushIdFor(const std::string& origin) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "controller/corpus_sources.h"
+#include "controller/crash_source.h"
 #include "controller/record_names.h"
 
 namespace pollen::controller {
@@ -18,8 +19,14 @@ Status Logged(const Status& s) {
 }  // namespace
 
 StreamResources::StreamResources(CampaignRegistry* campaigns, CampaignStores* stores,
-                                 RegistryDb* db, std::function<int64_t()> now_unix_ms)
-    : campaigns_(campaigns), stores_(stores), db_(db), now_unix_ms_(std::move(now_unix_ms)) {}
+                                 RegistryDb* db, std::function<int64_t()> now_unix_ms,
+                                 CrashPushSink::ReportFn report_crash, size_t max_report_bytes)
+    : campaigns_(campaigns),
+      stores_(stores),
+      db_(db),
+      now_unix_ms_(std::move(now_unix_ms)),
+      report_crash_(std::move(report_crash)),
+      max_report_bytes_(max_report_bytes) {}
 
 Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
     const std::string& resource, const std::string& resume_after) {
@@ -29,6 +36,7 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
   if (campaign == nullptr) {
     return Status::Error("no campaign '" + parsed->campaign.name + "'");
   }
+  if (parsed->kind == ParsedResource::Kind::kCrash) return OpenCrash(*campaign, parsed->signature, resume_after);
   Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
   if (!pushed.ok()) return Logged(pushed.status());
   if (parsed->kind == ParsedResource::Kind::kPushed) {
@@ -42,6 +50,23 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
   return std::unique_ptr<transfer::RecordSource>(
       new CorpusSource((*store)->corpus.get(), *pushed, resume_after,
                        /*with_features=*/parsed->kind == ParsedResource::Kind::kEntries));
+}
+
+Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenCrash(
+    const CampaignRecord& campaign, const std::string& signature,
+    const std::string& resume_after) {
+  auto build = campaigns_->ResolveBuild(CampaignRef{campaign.name, ""});
+  if (auto* error = std::get_if<ErrorReply>(&build)) return Status::Error(error->message);
+  Result<CampaignStore*> store = stores_->Get(campaign, std::get<std::string>(build));
+  if (!store.ok()) return Logged(store.status());
+  auto detail = (*store)->triage->Get(signature);
+  if (!detail.ok()) return Logged(detail.status());
+  if (!detail->has_value()) {
+    return Status::Error("campaign '" + campaign.name + "' has no crash " + signature +
+                         " in its current build");
+  }
+  return std::unique_ptr<transfer::RecordSource>(
+      new CrashSource(std::move((*detail)->input), std::move((*detail)->report), resume_after));
 }
 
 std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenPush(
@@ -61,6 +86,14 @@ std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenPush(
       std::make_unique<PushSink>(*pushed, db_, campaign->name, request.push_id, now_unix_ms_);
   push.resource = PushedResource(campaign->name);
   push.cursor = std::move(cursor).value();
+  return push;
+}
+
+std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenCrashPush(
+    const PushCrashRequest& request) {
+  Push push;
+  push.sink = std::make_unique<CrashPushSink>(request, max_report_bytes_, report_crash_);
+  push.resource = CrashResource(request.campaign, request.signature);
   return push;
 }
 

@@ -1,6 +1,7 @@
 // What the controller's streams read and write (docs/controller.md, "Streams"): resolves a
-// pull's resource to a record source over the campaign's stores, and a push request to a
-// sink into its pushed corpus with the push's resume cursor. No sockets or flow control here
+// pull's resource to a record source over the campaign's stores, a push request to a sink
+// into its pushed corpus with the push's resume cursor, and a node's crash push to a sink
+// that reports the crash when complete. No sockets or flow control here
 // (controller/stream_server.h runs the streams).
 //
 // Thread safety: none; the controller's service thread owns it.
@@ -16,6 +17,7 @@
 #include "controller/campaign_registry.h"
 #include "controller/campaign_stores.h"
 #include "controller/controller_message.h"
+#include "controller/crash_push_sink.h"
 #include "controller/push_sink.h"
 #include "controller/registry_db.h"
 #include "transfer/stream_sender.h"
@@ -25,8 +27,10 @@ namespace pollen::controller {
 class StreamResources {
  public:
   // Everything must outlive this object and what it opens. now_unix_ms: the wall clock.
+  // report_crash: what a `crash` message would get (RequestHandler::OnCrash).
   StreamResources(CampaignRegistry* campaigns, CampaignStores* stores, RegistryDb* db,
-                  std::function<int64_t()> now_unix_ms);
+                  std::function<int64_t()> now_unix_ms, CrashPushSink::ReportFn report_crash,
+                  size_t max_report_bytes);
 
   // The records of `resource` (controller/record_names.h) whose names follow
   // `resume_after`. Errors, to send to the receiver: an unknown resource, campaign or
@@ -35,8 +39,8 @@ class StreamResources {
                                                            const std::string& resume_after);
 
   struct Push {
-    std::unique_ptr<PushSink> sink;
-    std::string resource;  // "pushed/<campaign>", for the open
+    std::unique_ptr<PushTarget> sink;
+    std::string resource;  // "pushed/<campaign>" or "crash/<campaign>/<signature>", for the open
     std::string cursor;    // where the push resumes ("" from the start)
   };
 
@@ -44,11 +48,22 @@ class StreamResources {
   // with: kUnknownCampaign (a campaign is created by its first node), kStorage.
   std::variant<Push, ErrorReply> OpenPush(const PushCorpusRequest& request);
 
+  // The sink of a node's crash push (never resumed: the cursor is ""). The node is checked
+  // when the crash is reported, at the end. Errors: none today.
+  std::variant<Push, ErrorReply> OpenCrashPush(const PushCrashRequest& request);
+
  private:
+  // crash/<campaign>/<signature> of the campaign's current build.
+  Result<std::unique_ptr<transfer::RecordSource>> OpenCrash(const CampaignRecord& campaign,
+                                                            const std::string& signature,
+                                                            const std::string& resume_after);
+
   CampaignRegistry* campaigns_;
   CampaignStores* stores_;
   RegistryDb* db_;
   std::function<int64_t()> now_unix_ms_;
+  CrashPushSink::ReportFn report_crash_;
+  size_t max_report_bytes_;
 };
 
 }  // namespace pollen::controller

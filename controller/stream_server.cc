@@ -39,7 +39,7 @@ struct StreamServer::Session {
   bool has_pending = false;
   size_t pending_bytes = 0;
   // A push: the controller receives.
-  std::unique_ptr<PushSink> sink;
+  std::unique_ptr<PushTarget> sink;
   std::unique_ptr<transfer::StreamReceiver> receiver;
   uint32_t credit_owed = 0;
 
@@ -153,11 +153,27 @@ void StreamServer::OnOpen(const std::string& routing_id, const transfer::StreamO
 
 std::optional<ErrorReply> StreamServer::OnPush(const std::string& routing_id, uint64_t request_id,
                                                const PushCorpusRequest& request, uint64_t now_ms) {
-  const Key key{routing_id, request.stream_id};
+  return StartPush(routing_id, request_id, request.stream_id, "push " + request.push_id, now_ms,
+                   [&] { return resources_->OpenPush(request); });
+}
+
+std::optional<ErrorReply> StreamServer::OnPushCrash(const std::string& routing_id,
+                                                    uint64_t request_id,
+                                                    const PushCrashRequest& request,
+                                                    uint64_t now_ms) {
+  return StartPush(routing_id, request_id, request.stream_id, "crash of node " + request.node_id,
+                   now_ms, [&] { return resources_->OpenCrashPush(request); });
+}
+
+std::optional<ErrorReply> StreamServer::StartPush(
+    const std::string& routing_id, uint64_t request_id, uint64_t stream_id,
+    const std::string& what, uint64_t now_ms,
+    const std::function<std::variant<StreamResources::Push, ErrorReply>()>& open_push) {
+  const Key key{routing_id, stream_id};
   if (sessions_.count(key) != 0) {
     counters_.refused++;
     return ErrorReply{ErrorCode::kMalformed,
-                      "stream " + std::to_string(request.stream_id) + " is already open"};
+                      "stream " + std::to_string(stream_id) + " is already open"};
   }
   if (sessions_.size() >= options_.max_streams) {
     counters_.refused++;
@@ -165,7 +181,7 @@ std::optional<ErrorReply> StreamServer::OnPush(const std::string& routing_id, ui
                                                 std::to_string(options_.max_streams) +
                                                 " streams (--max-streams): try again later"};
   }
-  auto push = resources_->OpenPush(request);
+  auto push = open_push();
   if (auto* error = std::get_if<ErrorReply>(&push)) {
     counters_.refused++;
     return *error;
@@ -174,19 +190,18 @@ std::optional<ErrorReply> StreamServer::OnPush(const std::string& routing_id, ui
   auto s = std::make_unique<Session>();
   s->kind = Session::Kind::kPush;
   s->routing_id = routing_id;
-  s->id = request.stream_id;
+  s->id = stream_id;
   s->resource = p.resource;
   s->started_ms = s->last_heard_ms = now_ms;
   s->sink = std::move(p.sink);
   s->receiver = std::make_unique<transfer::StreamReceiver>(s->sink.get(), limits_, options_.window,
-                                                           request.stream_id);
-  const transfer::StreamOpen open{request.stream_id, p.resource, p.cursor,
-                                  s->receiver->InitialCredit()};
+                                                           stream_id);
+  const transfer::StreamOpen open{stream_id, p.resource, p.cursor, s->receiver->InitialCredit()};
   if (Send(routing_id, request_id, open) != SendResult::kSent) {
     (void)s->sink->Finish(false);
     return std::nullopt;  // the peer is gone or stuck: nothing to reply to
   }
-  spdlog::debug("stream: push {} to {} by peer {} opened after '{}'", request.push_id, p.resource,
+  spdlog::debug("stream: {} to {} by peer {} opened after '{}'", what, p.resource,
                 PeerName(routing_id), p.cursor);
   sessions_.emplace(key, std::move(s));
   counters_.opened++;
@@ -202,9 +217,8 @@ void StreamServer::OnChunk(Session& s, const transfer::StreamChunkView& chunk) {
     if (Status st = s.sink->Finish(true); !st.ok()) return Fail(s.key(), st.message(), false);
     const transfer::TransferCounters& c = s.receiver->counters();
     Send(s.routing_id, 0, transfer::StreamEnd{s.id, c.records, c.record_bytes, c.chunks});
-    spdlog::info("stream: push to {} by peer {}: {} records ({} new, {} already pushed), {} bytes",
-                 s.resource, PeerName(s.routing_id), c.records, s.sink->added(),
-                 s.sink->duplicates(), c.record_bytes);
+    spdlog::info("stream: push to {} by peer {}: {} records ({}), {} bytes", s.resource,
+                 PeerName(s.routing_id), c.records, s.sink->Summary(), c.record_bytes);
     return Complete(s.key());
   }
   s.credit_owed += s.receiver->TakeCredit();

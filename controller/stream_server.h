@@ -26,12 +26,13 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <zmq.hpp>
 
 #include "controller/controller_message.h"
 #include "controller/controller_status.h"
-#include "transfer/frame_pool.h"
 #include "controller/stream_resources.h"
+#include "transfer/frame_pool.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_message.h"
 
@@ -67,6 +68,9 @@ class StreamServer {
   // returns the error to reply with.
   std::optional<ErrorReply> OnPush(const std::string& routing_id, uint64_t request_id,
                                    const PushCorpusRequest& request, uint64_t now_ms);
+  // A node's crash push: the same, into a CrashPushSink.
+  std::optional<ErrorReply> OnPushCrash(const std::string& routing_id, uint64_t request_id,
+                                        const PushCrashRequest& request, uint64_t now_ms);
 
   // Sends what the pulls' credit allows. True when something waits for room in a peer's
   // queue: call again soon.
@@ -82,6 +86,11 @@ class StreamServer {
   using Key = std::pair<std::string, uint64_t>;  // routing id, stream id
 
   void OnOpen(const std::string& routing_id, const transfer::StreamOpen& open, uint64_t now_ms);
+  // Opens a push session into what open_push gives (`what` names it in the log).
+  std::optional<ErrorReply> StartPush(
+      const std::string& routing_id, uint64_t request_id, uint64_t stream_id,
+      const std::string& what, uint64_t now_ms,
+      const std::function<std::variant<StreamResources::Push, ErrorReply>()>& open_push);
   void OnChunk(Session& s, const transfer::StreamChunkView& chunk);
   void OnCredit(Session& s, uint32_t chunks);
   void OnEnd(Session& s, const transfer::StreamEnd& end);

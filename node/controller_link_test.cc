@@ -291,6 +291,34 @@ TEST_F(ControllerLinkTest, ACrashIsReportedOnceWithItsReproducer) {
   link_.reset();
 }
 
+// A reproducer larger than a message (here over a 64 KiB limit) goes in a pushCrash stream;
+// without streams it could not be sent at all.
+TEST_F(ControllerLinkTest, ACrashTooLargeForAMessageIsStreamed) {
+  StartController();
+  StartLink([](ControllerSessionOptions& s) { s.limits.max_message_bytes = 64 << 10; });
+  const std::vector<uint8_t> big(200 << 10, 'x');
+  link_->OnNewFailure(MakeFailure("sig-big"), big);
+  ASSERT_TRUE(TurnUntil([&] { return Crashes().size() == 1; }));
+  EXPECT_EQ(Crashes()[0].input_size, big.size());
+  EXPECT_EQ(link_->session().counters().crashes_streamed, 1u);
+  EXPECT_EQ(link_->session().counters().too_large, 0u);
+  link_->OnStop(feed_);
+  link_.reset();
+
+  // Without streams: dropped and counted, never sent.
+  link_ = MakeLink("node-b", [](ControllerSessionOptions& s) {
+    s.limits.max_message_bytes = 64 << 10;
+    s.streams.reset();
+  });
+  ASSERT_TRUE(link_->Start(kTimeoutMs));
+  link_->OnStart(feed_);
+  link_->OnNewFailure(MakeFailure("sig-big-2"), big);
+  EXPECT_EQ(link_->session().counters().too_large, 1u);
+  link_->OnStop(feed_);
+  EXPECT_EQ(Crashes().size(), 1u);
+  link_.reset();
+}
+
 TEST_F(ControllerLinkTest, PollenStopBecomesAStopRequestAndANewNodeOfTheCampaignStopsAtOnce) {
   StartController();
   StartLink();

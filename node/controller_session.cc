@@ -109,9 +109,13 @@ bool ControllerSession::QueueCrash(controller::CrashRequest crash) {
     counters_.rejected++;
     return false;
   }
-  size_t size = crash.input.size() + crash.report.size() + crash.signature.size() +
-                crash.kind.size() + crash.node_id.size();
-  if (size + kMessageSlack > options_.limits.max_message_bytes) {
+  // One that does not fit in a message goes in a stream (pushCrash), one at a time in the
+  // queue: a reproducer may be as large as a stream's record (64 MiB).
+  const bool streamed = !FitsInMessage(crash);
+  if (streamed && (!options_.streams.has_value() ||
+                   crash.input.size() > options_.streams->limits.stream.max_record_bytes ||
+                   std::any_of(crashes_.begin(), crashes_.end(),
+                               [this](const auto& c) { return !FitsInMessage(c); }))) {
     counters_.too_large++;
     return false;
   }
@@ -423,6 +427,12 @@ void ControllerSession::Heartbeat() {
   }
 }
 
+bool ControllerSession::FitsInMessage(const controller::CrashRequest& crash) const {
+  const size_t size = crash.input.size() + crash.report.size() + crash.signature.size() +
+                      crash.kind.size() + crash.node_id.size();
+  return size + kMessageSlack <= options_.limits.max_message_bytes;
+}
+
 void ControllerSession::SendCrash() {
   controller::CrashRequest crash;
   {
@@ -430,6 +440,7 @@ void ControllerSession::SendCrash() {
     if (crashes_.empty()) return;
     crash = crashes_.front();
   }
+  if (!FitsInMessage(crash)) return StreamCrash(crash);
   std::optional<controller::Reply> reply = Send(crash, options_.request_timeout_ms);
   if (!reply) return;
   if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
@@ -437,6 +448,34 @@ void ControllerSession::SendCrash() {
   }
   std::lock_guard lock(mu_);
   if (std::holds_alternative<controller::CrashReply>(*reply)) counters_.crashes_sent++;
+  crashes_.pop_front();
+}
+
+controller::StreamClientOptions ControllerSession::StreamOptions() {
+  controller::StreamClientOptions stream;
+  stream.connect_timeout_ms = options_.stream_connect_timeout_ms;
+  stream.idle_timeout_ms = options_.stream_idle_timeout_ms;
+  stream.should_stop = [this] {
+    std::lock_guard lock(mu_);
+    return stopping_;
+  };
+  return stream;
+}
+
+void ControllerSession::StreamCrash(const controller::CrashRequest& crash) {
+  const controller::StreamClientOptions stream = StreamOptions();
+  const Status pushed = controller::PushCrashStream(
+      *options_.streams, options_.registration.campaign, crash, stream);
+  std::lock_guard lock(mu_);
+  if (!pushed.ok()) {
+    // Kept and sent again after a pause, like a crash whose message got no answer.
+    spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", crash.signature,
+                 crash.input.size(), pushed.message());
+    retry_at_ms_ = engine::MonotonicMs() + options_.retry_interval_ms;
+    return;
+  }
+  counters_.crashes_sent++;
+  counters_.crashes_streamed++;
   crashes_.pop_front();
 }
 
@@ -554,13 +593,7 @@ void ControllerSession::Pull(bool pushed) {
     announced = pushed_announced_;
     pull_paused_ = false;
   }
-  controller::StreamClientOptions stream;
-  stream.connect_timeout_ms = options_.stream_connect_timeout_ms;
-  stream.idle_timeout_ms = options_.stream_idle_timeout_ms;
-  stream.should_stop = [this] {
-    std::lock_guard lock(mu_);
-    return stopping_;
-  };
+  const controller::StreamClientOptions stream = StreamOptions();
   FunctionSink sink([this, pushed](std::string_view name, std::string_view data) {
     return CommitFetched(pushed, name, data);
   });

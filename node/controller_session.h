@@ -49,6 +49,7 @@
 
 #include "controller/controller_client.h"
 #include "controller/controller_message.h"
+#include "controller/stream_client.h"
 #include "engine/status.h"
 
 namespace pollen::node {
@@ -109,7 +110,8 @@ struct ControllerSessionCounters {
   uint64_t crashes_sent = 0;       // acknowledged
   uint64_t inputs_dropped = 0;     // the queue was full
   uint64_t crashes_dropped = 0;    // the queue was full
-  uint64_t too_large = 0;          // over the message limit: never sent
+  uint64_t crashes_streamed = 0;   // of crashes_sent: too large for a message (pushCrash)
+  uint64_t too_large = 0;          // over the message limit and not streamed: never sent
   uint64_t rejected = 0;           // inputs and crashes refused by an error reply (logged)
   uint64_t failed_requests = 0;    // no answer in time, no connection, a refused key
   uint64_t refusals = 0;           // of this node's key
@@ -141,7 +143,9 @@ class ControllerSession {
   // session has ended) are counted.
   Queued QueueInput(controller::InputEntry entry, bool count_if_full = true);
   // Queues a crash (its node_id is set here); false when dropped (counted). A report over
-  // limits.max_report_bytes is cut to it.
+  // limits.max_report_bytes is cut to it. One whose reproducer does not fit in a message is
+  // sent in a stream (pushCrash) when streams are on, one such crash queued at a time, up to
+  // the stream's record limit; else it is dropped as too_large.
   bool QueueCrash(controller::CrashRequest crash);
   // Inputs that would be queued now without a drop.
   size_t InputRoom() const;
@@ -179,6 +183,11 @@ class ControllerSession {
   void Register();
   void Heartbeat();
   void SendCrash();
+  // A crash too large for a message: pushCrash over a stream (holds the thread meanwhile).
+  void StreamCrash(const controller::CrashRequest& crash);
+  bool FitsInMessage(const controller::CrashRequest& crash) const;
+  // The options of this session's streams: its timeouts, stopped by Stop().
+  controller::StreamClientOptions StreamOptions();
   void SendInputs();
   // Runs one pull of entries/ or pushed/ from its cursor (see "Streams").
   void Pull(bool pushed);

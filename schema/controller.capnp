@@ -61,6 +61,12 @@ struct ControllerMessage {
     # corpus"; answered by the controller's stream open (the receiver opens), carrying the
     # resume cursor of this push id, or an error.
     pushCorpus @27 :PushCorpus;
+
+    # Node -> controller: "I want to report a crash whose reproducer does not fit in a
+    # message"; answered by the controller's stream open, then the node sends the records
+    # `input` and (optionally) `report`; the controller counts the crash when the stream
+    # ends, as for a `crash` message, and only then ends it.
+    pushCrash @28 :PushCrash;
   }
 }
 
@@ -124,6 +130,16 @@ struct Crash {
   input @3 :Data;               # the reproducer
   report @4 :Text;              # the sanitizer report, possibly cut
   minimized @5 :Bool;           # the node minimized `input`
+}
+
+# A crash as `Crash`, its reproducer and report in a stream instead (see pushCrash).
+struct PushCrash {
+  nodeId @0 :Text;
+  campaign @1 :Text;            # the node's campaign (for the open's resource name)
+  signature @2 :Text;
+  kind @3 :Text;
+  minimized @4 :Bool;
+  streamId @5 :UInt64;          # the id the controller's open will carry
 }
 
 # ---- Developer host -> controller -----------------------------------------------------
