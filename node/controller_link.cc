@@ -308,12 +308,14 @@ void ControllerLink::OnStop(CorpusFeed& feed) {
   ControllerSessionCounters c = session_->counters();
   spdlog::info(
       "controller: inputs sent {} (added {}, duplicates {}, not needed {}), from peers not sent "
-      "{}; crashes sent {}, minimized on request {}; heartbeats {}, registrations {}, failed "
-      "requests {}, refusals {}; dropped: inputs {} crashes {} (queue full), too large {}, "
+      "{}; crashes sent {} (streamed {}), minimized on request {}; heartbeats {}, registrations "
+      "{}, failed requests {}, refusals {}; dropped: inputs {} crashes {} (queue full or "
+      "refused stream), too large {}, "
       "rejected {}; corpus sent again {} times; pulled: merged corpus {}{}, pushed {} (offered "
       "{}, run {}, held already {}), failed pulls {}",
       c.inputs_sent, c.inputs_added, c.inputs_duplicate, c.inputs_not_needed,
-      counters_.inputs_from_peers, c.crashes_sent, counters_.minimized, c.heartbeats,
+      counters_.inputs_from_peers, c.crashes_sent, c.crashes_streamed, counters_.minimized,
+      c.heartbeats,
       c.registrations, c.failed_requests, c.refusals, c.inputs_dropped, c.crashes_dropped,
       c.too_large, c.rejected, counters_.resyncs > 0 ? counters_.resyncs - 1 : 0, c.fetched,
       c.joined ? "" : " (incomplete)", c.pushed, counters_.fetched_offered,

@@ -94,12 +94,15 @@ class ControllerLinkTest : public ::testing::Test {
   }
 
   // Starts a controller on `listen` (any port by default) over the test's data directory.
-  void StartController(const std::string& listen = "tcp://127.0.0.1:*") {
+  void StartController(const std::string& listen = "tcp://127.0.0.1:*",
+                       const std::function<void(controller::ControllerOptions&)>& adjust =
+                           nullptr) {
     controller::ControllerOptions options;
     options.listen = listen;
     options.data_dir = data_.path();
     options.allow_plaintext = true;
     options.merge_every_ms = 0;
+    if (adjust) adjust(options);
     auto started = controller::StartController(options);
     ASSERT_TRUE(started.ok()) << started.status().message();
     controller_ = std::make_unique<RunningController>(std::move(started).value());
@@ -316,6 +319,21 @@ TEST_F(ControllerLinkTest, ACrashTooLargeForAMessageIsStreamed) {
   EXPECT_EQ(link_->session().counters().too_large, 1u);
   link_->OnStop(feed_);
   EXPECT_EQ(Crashes().size(), 1u);
+  link_.reset();
+}
+
+// A controller that refuses the stream (its record limit, 100 KiB here, is below the
+// reproducer) refuses it every time: the node tries 3 times, then drops the crash.
+TEST_F(ControllerLinkTest, AStreamedCrashTheControllerRefusesIsDroppedAfterThreeTries) {
+  StartController("tcp://127.0.0.1:*", [](controller::ControllerOptions& o) {
+    o.limits.stream.max_record_bytes = 100 << 10;
+  });
+  StartLink([](ControllerSessionOptions& s) { s.limits.max_message_bytes = 64 << 10; });
+  link_->OnNewFailure(MakeFailure("sig-big"), std::vector<uint8_t>(200 << 10, 'x'));
+  ASSERT_TRUE(TurnUntil([&] { return link_->session().counters().crashes_dropped == 1; }));
+  EXPECT_EQ(link_->session().counters().crashes_streamed, 0u);
+  EXPECT_TRUE(Crashes().empty());
+  link_->OnStop(feed_);
   link_.reset();
 }
 

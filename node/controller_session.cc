@@ -18,6 +18,7 @@ namespace pollen::node {
 namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr int kCrashStreamAttempts = 3;
 constexpr uint64_t kMaxRefusedRetryMs = 60000;
 // Room kept in a message for its header, the node id and the lists' framing.
 constexpr size_t kMessageSlack = 64 * 1024;
@@ -227,9 +228,10 @@ ControllerSession::Action ControllerSession::NextActionLocked(uint64_t now,
   }
   if (!registered_) return Action::kRegister;
   if (now >= next_heartbeat_ms_) return Action::kHeartbeat;
-  if (!crashes_.empty()) return Action::kCrash;
+  if (!crashes_.empty() && now >= crash_retry_at_ms_) return Action::kCrash;
   if (inflight_inputs_ > 0 || inputs_.size() >= options_.max_batch_entries) return Action::kInputs;
   *wake_ms = next_heartbeat_ms_;
+  if (!crashes_.empty()) *wake_ms = std::min(*wake_ms, crash_retry_at_ms_);
   if (!inputs_.empty()) {
     if (stopping_ || now >= oldest_input_ms_ + options_.batch_interval_ms) return Action::kInputs;
     *wake_ms = std::min(*wake_ms, oldest_input_ms_ + options_.batch_interval_ms);
@@ -468,12 +470,23 @@ void ControllerSession::StreamCrash(const controller::CrashRequest& crash) {
       *options_.streams, options_.registration.campaign, crash, stream);
   std::lock_guard lock(mu_);
   if (!pushed.ok()) {
-    // Kept and sent again after a pause, like a crash whose message got no answer.
+    // Sent again after a pause (the heartbeats go on); dropped after a few failures: a
+    // controller that refuses it (e.g. a lower record limit) would refuse it for good.
+    if (++crash_stream_failures_ >= kCrashStreamAttempts) {
+      spdlog::error("controller: crash {} ({} bytes) dropped after {} failed streams: {}",
+                    crash.signature, crash.input.size(), crash_stream_failures_,
+                    pushed.message());
+      counters_.crashes_dropped++;
+      crashes_.pop_front();
+      crash_stream_failures_ = 0;
+      return;
+    }
     spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", crash.signature,
                  crash.input.size(), pushed.message());
-    retry_at_ms_ = engine::MonotonicMs() + options_.retry_interval_ms;
+    crash_retry_at_ms_ = engine::MonotonicMs() + options_.pull_retry_ms;
     return;
   }
+  crash_stream_failures_ = 0;
   counters_.crashes_sent++;
   counters_.crashes_streamed++;
   crashes_.pop_front();

@@ -109,7 +109,7 @@ struct ControllerSessionCounters {
   uint64_t inputs_not_needed = 0;  //   added no feature to it
   uint64_t crashes_sent = 0;       // acknowledged
   uint64_t inputs_dropped = 0;     // the queue was full
-  uint64_t crashes_dropped = 0;    // the queue was full
+  uint64_t crashes_dropped = 0;    // the queue was full, or the controller refused its stream
   uint64_t crashes_streamed = 0;   // of crashes_sent: too large for a message (pushCrash)
   uint64_t too_large = 0;          // over the message limit and not streamed: never sent
   uint64_t rejected = 0;           // inputs and crashes refused by an error reply (logged)
@@ -241,6 +241,10 @@ class ControllerSession {
   uint64_t pushed_done_ = 0;        // pushed inputs up to this one are taken
   bool pull_paused_ = false;        // the last pull stopped at a full queue
   uint64_t pull_retry_at_ms_ = 0;
+  // A streamed crash that failed waits until then (heartbeats go on meanwhile); after
+  // kCrashStreamAttempts failures in a row it is dropped (counted in crashes_dropped).
+  uint64_t crash_retry_at_ms_ = 0;
+  int crash_stream_failures_ = 0;
 
   // The thread's own.
   std::unique_ptr<controller::ControllerClient> client_;
