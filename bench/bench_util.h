@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -40,6 +41,27 @@ struct Timing {
   double seconds = 0;
   double cpu_seconds = 0;
 };
+
+// Keeps in *best the shortest wall-clock time and the least CPU time seen (the machine may
+// be shared: each is the run least disturbed).
+inline void KeepBest(std::optional<Timing>* best, const Timing& t) {
+  if (!*best) *best = t;
+  (*best)->seconds = std::min((*best)->seconds, t.seconds);
+  (*best)->cpu_seconds = std::min((*best)->cpu_seconds, t.cpu_seconds);
+}
+
+// The best (KeepBest) of `repeat` runs of measure(), which returns a Timing or nullopt on
+// failure (then nullopt).
+template <typename Measure>
+std::optional<Timing> BestOf(int repeat, const Measure& measure) {
+  std::optional<Timing> best;
+  for (int r = 0; r < repeat; r++) {
+    std::optional<Timing> t = measure();
+    if (!t) return std::nullopt;
+    KeepBest(&best, *t);
+  }
+  return best;
+}
 
 // True, with *value, when `arg` is --name=value.
 inline bool ParseFlag(const std::string& arg, const std::string& name, std::string* value) {

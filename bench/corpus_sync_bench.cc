@@ -81,7 +81,9 @@ struct Config {
   bool push_only = false;  // for profiling the push: no raw copies, no pulls
 };
 
+using bench::BestOf;
 using bench::CpuModel;
+using bench::KeepBest;
 using bench::ParseFlag;
 using bench::ProcessCpuSeconds;
 using bench::TcpPair;
@@ -474,17 +476,7 @@ int Main(int argc, char** argv) {
     std::printf("\n");
   }
 
-  const auto best = [&](const auto& measure) -> std::optional<Timing> {
-    std::optional<Timing> fastest;
-    for (int r = 0; r < config.repeat; r++) {
-      std::optional<Timing> t = measure();
-      if (!t) return std::nullopt;
-      if (!fastest) fastest = t;
-      fastest->seconds = std::min(fastest->seconds, t->seconds);
-      fastest->cpu_seconds = std::min(fastest->cpu_seconds, t->cpu_seconds);
-    }
-    return fastest;
-  };
+  const auto best = [&](const auto& measure) { return BestOf(config.repeat, measure); };
   std::optional<Timing> raw_memory, raw_files, raw_log;
   const auto print = [&](const char* what, const Timing& t, bool ratios) {
     std::printf("%-26s %7.1f MB in %6.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
@@ -542,12 +534,9 @@ int Main(int argc, char** argv) {
       if (!count) return 1;
       c.reset();
       fs::remove_all(run);
-      for (auto [best_t, t] : {std::pair{&push_best, &push}, std::pair{&pull_best, &pull},
-                               std::pair{&count_best, &count}}) {
-        if (!*best_t) *best_t = *t;
-        (*best_t)->seconds = std::min((*best_t)->seconds, (*t)->seconds);
-        (*best_t)->cpu_seconds = std::min((*best_t)->cpu_seconds, (*t)->cpu_seconds);
-      }
+      KeepBest(&push_best, *push);
+      KeepBest(&pull_best, *pull);
+      KeepBest(&count_best, *count);
     }
     if (config.push_only) continue;
     print(curve ? "push, CURVE" : "push, plain", *push_best, true);

@@ -63,6 +63,7 @@ struct Config {
   int repeat = 1;
 };
 
+using bench::BestOf;
 using bench::CpuModel;
 using bench::ParseFlag;
 using bench::ProcessCpuSeconds;
@@ -299,17 +300,7 @@ int Main(int argc, char** argv) {
               std::thread::hardware_concurrency());
 
   // The best wall-clock time of R runs, and the least CPU time (the machine may be shared).
-  const auto best = [&](const auto& measure) -> std::optional<Timing> {
-    std::optional<Timing> fastest;
-    for (int r = 0; r < config.repeat; r++) {
-      std::optional<Timing> t = measure();
-      if (!t) return std::nullopt;
-      if (!fastest) fastest = t;
-      fastest->seconds = std::min(fastest->seconds, t->seconds);
-      fastest->cpu_seconds = std::min(fastest->cpu_seconds, t->cpu_seconds);
-    }
-    return fastest;
-  };
+  const auto best = [&](const auto& measure) { return BestOf(config.repeat, measure); };
   const auto print = [&](const char* what, const Timing& t, const Timing* raw) {
     std::printf("%-14s %8.1f MB in %5.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
                 mb / t.seconds, t.cpu_seconds / (mb / 1000));

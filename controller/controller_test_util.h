@@ -17,22 +17,12 @@
 #include "engine/clock.h"
 #include "engine/sha1.h"
 #include "tests/test_util.h"
+#include "transfer/transfer_test_util.h"
 
 namespace pollen::controller::testing {
 
-// A fresh directory, removed with everything in it when the object goes.
-class TempDir {
- public:
-  TempDir() : path_(::pollen::testing::MakeTempDir()) {}
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A fresh directory, removed with everything in it when the object goes (transfer's).
+using ::pollen::transfer::testing::TempDir;
 
 inline InputEntry MakeEntry(const std::string& text, std::vector<uint32_t> features) {
   InputEntry e;
