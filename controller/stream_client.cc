@@ -8,6 +8,7 @@
 #include "broker/connection_monitor.h"
 #include "broker/socket_options.h"
 #include "controller/controller_codec.h"
+#include "controller/crash_source.h"
 #include "transfer/frame_pool.h"
 #include "engine/clock.h"
 #include "engine/sha1.h"
@@ -336,31 +337,6 @@ Result<PushResult> RunPush(const ControllerClientOptions& client, const Request&
   }
 }
 
-// The records of a crash push: "input", then "report" unless it is empty.
-class CrashRecords : public transfer::RecordSource {
- public:
-  CrashRecords(const std::vector<uint8_t>& input, const std::string& report)
-      : input_(input), report_(report) {}
-  Result<bool> Next(std::string* name, std::string* data) override {
-    if (next_ == 0) {
-      *name = "input";
-      data->assign(input_.begin(), input_.end());
-    } else if (next_ == 1 && !report_.empty()) {
-      *name = "report";
-      *data = report_;
-    } else {
-      return false;
-    }
-    next_++;
-    return true;
-  }
-
- private:
-  const std::vector<uint8_t>& input_;
-  const std::string& report_;
-  int next_ = 0;
-};
-
 }  // namespace
 
 Result<PushResult> PushStream(const ControllerClientOptions& client, const CampaignRef& campaign,
@@ -371,13 +347,15 @@ Result<PushResult> PushStream(const ControllerClientOptions& client, const Campa
 }
 
 Status PushCrashStream(const ControllerClientOptions& client, const std::string& campaign,
-                       const CrashRequest& crash, const StreamClientOptions& options) {
+                       CrashRequest crash, const StreamClientOptions& options) {
   const PushCrashRequest request{crash.node_id, campaign,        crash.signature,
                                  crash.kind,    crash.minimized, kStreamId};
   Result<PushResult> pushed = RunPush(
       client, request,
       [&](const std::string&) -> Result<std::unique_ptr<transfer::RecordSource>> {
-        return std::unique_ptr<transfer::RecordSource>(new CrashRecords(crash.input, crash.report));
+        // The same records the controller serves as crash/<campaign>/<signature>.
+        return std::unique_ptr<transfer::RecordSource>(
+            new CrashSource(std::move(crash.input), std::move(crash.report), ""));
       },
       nullptr, options);
   return pushed.ok() ? Status::Ok() : pushed.status();

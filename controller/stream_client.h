@@ -84,11 +84,11 @@ Result<PushResult> PushStream(const ControllerClientOptions& client, const Campa
                               const StreamClientOptions& options = {});
 
 // Reports `crash` of node crash.node_id in `campaign` with its reproducer and report in a
-// stream (pushCrash: for a reproducer that does not fit in a message). Returns once the
+// stream (records "input" and "report", controller/crash_source.h) (pushCrash: for a reproducer that does not fit in a message). Returns once the
 // controller has counted it. Errors: as PushStream's; the controller's answer to the crash
 // (e.g. an unknown node) ends the stream with it.
 Status PushCrashStream(const ControllerClientOptions& client, const std::string& campaign,
-                       const CrashRequest& crash, const StreamClientOptions& options = {});
+                       CrashRequest crash, const StreamClientOptions& options = {});
 
 // A push id for what `origin` names (e.g. "host:/absolute/dir"): "push-" and 32 hex digits
 // of its SHA-1, the same every time.

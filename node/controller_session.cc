@@ -442,7 +442,7 @@ void ControllerSession::SendCrash() {
     if (crashes_.empty()) return;
     crash = crashes_.front();
   }
-  if (!FitsInMessage(crash)) return StreamCrash(crash);
+  if (!FitsInMessage(crash)) return StreamCrash(std::move(crash));
   std::optional<controller::Reply> reply = Send(crash, options_.request_timeout_ms);
   if (!reply) return;
   if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
@@ -464,25 +464,26 @@ controller::StreamClientOptions ControllerSession::StreamOptions() {
   return stream;
 }
 
-void ControllerSession::StreamCrash(const controller::CrashRequest& crash) {
+void ControllerSession::StreamCrash(controller::CrashRequest crash) {
   const controller::StreamClientOptions stream = StreamOptions();
+  const std::string signature = crash.signature;
+  const size_t size = crash.input.size();
   const Status pushed = controller::PushCrashStream(
-      *options_.streams, options_.registration.campaign, crash, stream);
+      *options_.streams, options_.registration.campaign, std::move(crash), stream);
   std::lock_guard lock(mu_);
   if (!pushed.ok()) {
     // Sent again after a pause (the heartbeats go on); dropped after a few failures: a
     // controller that refuses it (e.g. a lower record limit) would refuse it for good.
     if (++crash_stream_failures_ >= kCrashStreamAttempts) {
       spdlog::error("controller: crash {} ({} bytes) dropped after {} failed streams: {}",
-                    crash.signature, crash.input.size(), crash_stream_failures_,
-                    pushed.message());
+                    signature, size, crash_stream_failures_, pushed.message());
       counters_.crashes_dropped++;
       crashes_.pop_front();
       crash_stream_failures_ = 0;
       return;
     }
-    spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", crash.signature,
-                 crash.input.size(), pushed.message());
+    spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", signature, size,
+                 pushed.message());
     crash_retry_at_ms_ = engine::MonotonicMs() + options_.pull_retry_ms;
     return;
   }

@@ -184,7 +184,7 @@ class ControllerSession {
   void Heartbeat();
   void SendCrash();
   // A crash too large for a message: pushCrash over a stream (holds the thread meanwhile).
-  void StreamCrash(const controller::CrashRequest& crash);
+  void StreamCrash(controller::CrashRequest crash);
   bool FitsInMessage(const controller::CrashRequest& crash) const;
   // The options of this session's streams: its timeouts, stopped by Stop().
   controller::StreamClientOptions StreamOptions();
