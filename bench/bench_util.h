@@ -1,10 +1,12 @@
 // What the benchmarks share: the machine's description for their headers, the process's CPU
-// time, `--name=value` flags, and a loopback TCP pair for raw-copy baselines.
+// time, `--name=value` flags, a loopback TCP pair for raw-copy baselines, and warming the
+// memory a measurement is about to write.
 #ifndef POLLEN_BENCH_BENCH_UTIL_H_
 #define POLLEN_BENCH_BENCH_UTIL_H_
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,6 +36,20 @@ inline double ProcessCpuSeconds() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Touches `bytes` of fresh memory and gives it back, right before a measurement that writes
+// that much to memory (files on tmpfs, the page cache, a store). On a VM that returns free
+// memory to its host (free page reporting, as Firecracker guests do), the first write to a
+// page the guest gave back costs a fault on the host: 1 GB written into tmpfs files took
+// 0.44 s on pages used a moment before and 1.6-2.9 s on pages handed back (2026-11-21,
+// docs/benchmarks.md). The kernel hands out the pages just freed first, so the measurement
+// then writes to memory the host backs, as on a machine without reporting, whatever ran
+// before it. Costs nothing on such a machine but the time to touch the pages.
+inline void WarmFreeMemory(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p != MAP_FAILED) munmap(p, bytes);
 }
 
 // One run: wall-clock and CPU seconds.

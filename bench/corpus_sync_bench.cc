@@ -30,6 +30,9 @@
 // Plain text and CURVE (the controller a CURVE server with its ZAP handler, as deployed).
 // Reported: MB/s (10^6 bytes of the record stream per wall-clock second), CPU seconds of the
 // whole process (client, controller, libzmq threads) per GB, and ratios to the raw copies.
+// Before each measurement the bench touches and frees 1.5x the stream's size of memory
+// (bench::WarmFreeMemory), so that what it writes lands in memory the host backs even on a VM
+// that hands free memory back. Each run measures the raw copies, then the pushes and pulls.
 // With --repeat, the best of R runs of each. A measurement, not a test: exits non-zero only
 // when something fails or an entry arrives wrong.
 #include <arpa/inet.h>
@@ -81,7 +84,6 @@ struct Config {
   bool push_only = false;  // for profiling the push: no raw copies, no pulls
 };
 
-using bench::BestOf;
 using bench::CpuModel;
 using bench::KeepBest;
 using bench::ParseFlag;
@@ -97,9 +99,14 @@ std::string FirstLine(const char* path) {
   return line;
 }
 
-// Times `run` (true on success).
+// Memory warmed before each measurement (bench::WarmFreeMemory): what the largest one writes
+// (a pull's files, a push's store) with room to spare.
+size_t g_warm_bytes = 0;
+
+// Times `run` (true on success), after warming g_warm_bytes of memory.
 template <typename Fn>
 std::optional<Timing> Measure(Fn run) {
+  bench::WarmFreeMemory(g_warm_bytes);
   const uint64_t start = engine::MonotonicUs();
   const double cpu = ProcessCpuSeconds();
   if (!run()) return std::nullopt;
@@ -458,6 +465,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "corpus_sync_bench: cannot write the corpus under %s\n", work.c_str());
     return 1;
   }
+  g_warm_bytes = corpus.stream_bytes() + corpus.stream_bytes() / 2;
   const double mb = static_cast<double>(corpus.stream_bytes()) / 1e6;
   std::printf(
       "corpus_sync_bench: %zu entries of %zu KB +-10%% = %.1f MB of data, %.1f MB of "
@@ -476,8 +484,55 @@ int Main(int argc, char** argv) {
     std::printf("\n");
   }
 
-  const auto best = [&](const auto& measure) { return BestOf(config.repeat, measure); };
+  // Each run measures the raw copies and then pushes and pulls, so that the comparators and
+  // what they are compared with meet the same state of the machine (on a VM, pages the
+  // guest has not touched for a while cost a fault to the host on first write: a copy into
+  // files run first can be twice as slow as the same copy run later).
   std::optional<Timing> raw_memory, raw_files, raw_log;
+  struct ModeBest {
+    std::optional<Timing> push, pull, count;
+  };
+  ModeBest modes[2];
+  const std::string raw_to = work + "/raw";
+  for (int r = 0; r < config.repeat; r++) {
+    if (!config.push_only) {
+      std::optional<Timing> t = Measure([&] { return RawCopy(corpus, RawKind::kMemory, ""); });
+      if (!t) return 1;
+      KeepBest(&raw_memory, *t);
+      fs::create_directories(raw_to);
+      t = Measure([&] { return RawCopy(corpus, RawKind::kFiles, raw_to); });
+      fs::remove_all(raw_to);
+      if (!t) return 1;
+      KeepBest(&raw_files, *t);
+      t = Measure([&] { return RawCopy(corpus, RawKind::kLog, raw_to); });
+      fs::remove_all(raw_to);
+      if (!t) return 1;
+      KeepBest(&raw_log, *t);
+    }
+    for (bool curve : {false, true}) {
+      if (config.mode != "both" && (config.mode == "curve") != curve) continue;
+      ModeBest& best = modes[curve ? 1 : 0];
+      const std::string run = work + "/run";
+      fs::remove_all(run);
+      std::unique_ptr<BenchController> c = BenchController::Start(run, curve);
+      if (!c) return 1;
+      std::optional<Timing> push = Measure([&] { return Push(*c, corpus); });
+      if (!push) return 1;
+      KeepBest(&best.push, *push);
+      if (config.push_only) continue;
+      WaitForQuiet();
+      std::optional<Timing> pull =
+          Measure([&] { return Pull(*c, run + "/pulled", corpus.count()); });
+      if (!pull || !CheckPulled(corpus, run + "/pulled", config.smoke)) return 1;
+      KeepBest(&best.pull, *pull);
+      std::optional<Timing> count = Measure([&] { return Pull(*c, "", corpus.count()); });
+      if (!count) return 1;
+      KeepBest(&best.count, *count);
+      c.reset();
+      fs::remove_all(run);
+    }
+  }
+
   const auto print = [&](const char* what, const Timing& t, bool ratios) {
     std::printf("%-26s %7.1f MB in %6.2f s = %7.1f MB/s, CPU %5.2f s/GB", what, mb, t.seconds,
                 mb / t.seconds, t.cpu_seconds / (mb / 1000));
@@ -487,61 +542,20 @@ int Main(int argc, char** argv) {
                   raw_log->seconds / t.seconds);
     }
     std::printf("\n");
-    std::fflush(stdout);
   };
-  const std::string raw_to = work + "/raw";
   if (!config.push_only) {
-    raw_memory =
-        best([&] { return Measure([&] { return RawCopy(corpus, RawKind::kMemory, ""); }); });
-    if (!raw_memory) return 1;
     print("raw TCP copy, memory", *raw_memory, false);
-    raw_files = best([&] {
-      fs::remove_all(raw_to);
-      fs::create_directories(raw_to);
-      return Measure([&] { return RawCopy(corpus, RawKind::kFiles, raw_to); });
-    });
-    fs::remove_all(raw_to);
-    if (!raw_files) return 1;
     print("raw TCP copy, files", *raw_files, false);
-    raw_log = best([&] {
-      fs::remove_all(raw_to);
-      return Measure([&] { return RawCopy(corpus, RawKind::kLog, raw_to); });
-    });
-    fs::remove_all(raw_to);
-    if (!raw_log) return 1;
     print("raw TCP copy, files to log", *raw_log, false);
   }
-
   for (bool curve : {false, true}) {
-    if (config.mode != "both" && (config.mode == "curve") != curve) continue;
-    std::optional<Timing> push_best, pull_best, count_best;
-    for (int r = 0; r < config.repeat; r++) {
-      const std::string run = work + "/run";
-      fs::remove_all(run);
-      std::unique_ptr<BenchController> c = BenchController::Start(run, curve);
-      if (!c) return 1;
-      std::optional<Timing> push = Measure([&] { return Push(*c, corpus); });
-      if (!push) return 1;
-      if (config.push_only) {
-        print(curve ? "push, CURVE" : "push, plain", *push, false);
-        continue;
-      }
-      WaitForQuiet();
-      std::optional<Timing> pull =
-          Measure([&] { return Pull(*c, run + "/pulled", corpus.count()); });
-      if (!pull || !CheckPulled(corpus, run + "/pulled", config.smoke)) return 1;
-      std::optional<Timing> count = Measure([&] { return Pull(*c, "", corpus.count()); });
-      if (!count) return 1;
-      c.reset();
-      fs::remove_all(run);
-      KeepBest(&push_best, *push);
-      KeepBest(&pull_best, *pull);
-      KeepBest(&count_best, *count);
-    }
-    if (config.push_only) continue;
-    print(curve ? "push, CURVE" : "push, plain", *push_best, true);
-    print(curve ? "pull, CURVE" : "pull, plain", *pull_best, true);
-    print(curve ? "pull, CURVE, no files" : "pull, plain, no files", *count_best, true);
+    const ModeBest& best = modes[curve ? 1 : 0];
+    if (!best.push) continue;
+    const bool ratios = !config.push_only;
+    print(curve ? "push, CURVE" : "push, plain", *best.push, ratios);
+    if (!ratios) continue;
+    print(curve ? "pull, CURVE" : "pull, plain", *best.pull, true);
+    print(curve ? "pull, CURVE, no files" : "pull, plain, no files", *best.count, true);
   }
   std::printf("load average after: %s\n", FirstLine("/proc/loadavg").c_str());
   return 0;

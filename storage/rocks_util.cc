@@ -6,6 +6,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
+#include "storage/block_policy.h"
 
 namespace pollen::storage {
 
@@ -81,6 +82,7 @@ rocksdb::ColumnFamilyOptions DataColumnFamilyOptions(bool bloom_filter) {
   // in portable code, which took a fifth of a flush of large inputs; files record their own
   // checksum type, so stores written before read as ever.
   table.checksum = rocksdb::kXXH3;
+  table.flush_block_policy_factory = std::make_shared<LargeValueBlockPolicyFactory>();
   if (bloom_filter) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
