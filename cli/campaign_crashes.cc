@@ -22,7 +22,8 @@ Result<controller::CampaignSummary> FindCampaign(controller::ControllerClient& c
     known += (known.empty() ? "" : ", ") + c.name;
   }
   return Status::Error("controller at " + client.endpoint() + " has no campaign '" + name +
-                       "' (it has: " + (known.empty() ? "none yet" : known) + ")");
+                       "' (a campaign is created by the first node that joins it; it has: " +
+                       (known.empty() ? "none yet" : known) + ")");
 }
 
 Result<std::vector<controller::CrashSummary>> ListCampaignCrashes(

@@ -147,7 +147,8 @@ TEST_F(ControllerCommandsTest, ClearErrorsForUnknownNamesAndAnUnreachableControl
   ReportCrash("node-a", "HI!");
   Outcome unknown = Invoke(CrashesCommand, With({"list", "nope"}));
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_THAT(unknown.err, HasSubstr("no campaign 'nope' (it has: shallow)"));
+  EXPECT_THAT(unknown.err, HasSubstr("no campaign 'nope' (a campaign is created by the first node that joins "
+                                   "it; it has: shallow)"));
 
   Outcome no_match = Invoke(ReproCommand, With({"--campaign=shallow", target_, "ffff"}));
   EXPECT_EQ(no_match.code, 2);

@@ -73,7 +73,7 @@ const CampaignRecord* CampaignRegistry::Find(std::string_view name) const {
 std::variant<std::string, ErrorReply> CampaignRegistry::ResolveBuild(const CampaignRef& ref) const {
   const CampaignRecord* campaign = Find(ref.name);
   if (campaign == nullptr) {
-    return ErrorReply{ErrorCode::kUnknownCampaign, "no campaign '" + ref.name + "'"};
+    return ErrorReply{ErrorCode::kUnknownCampaign, UnknownCampaign(ref.name)};
   }
   if (ref.build_id.empty()) return campaign->current_build;
   for (const BuildInfo& b : campaign->builds) {
@@ -83,9 +83,26 @@ std::variant<std::string, ErrorReply> CampaignRegistry::ResolveBuild(const Campa
                     "campaign '" + ref.name + "' has no build '" + ref.build_id + "'"};
 }
 
+std::string CampaignRegistry::UnknownCampaign(std::string_view name) const {
+  constexpr size_t kMaxNamed = 10;
+  std::string text = "no campaign '" + std::string(name) +
+                     "' (a campaign is created by the first node that joins it; this "
+                     "controller has: ";
+  if (campaigns_.empty()) text += "none yet";
+  size_t named = 0;
+  for (const auto& [campaign, record] : campaigns_) {
+    if (named == kMaxNamed) {
+      text += ", and " + std::to_string(campaigns_.size() - kMaxNamed) + " more";
+      break;
+    }
+    text += (named++ == 0 ? "" : ", ") + campaign;
+  }
+  return text + ")";
+}
+
 Status CampaignRegistry::SetStopped(std::string_view name, bool stopped) {
   auto it = campaigns_.find(name);
-  if (it == campaigns_.end()) return Status::Error("no campaign '" + std::string(name) + "'");
+  if (it == campaigns_.end()) return Status::Error(UnknownCampaign(name));
   if (it->second.stopped == stopped) return Status::Ok();
   CampaignRecord record = it->second;
   record.stopped = stopped;

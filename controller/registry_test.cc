@@ -42,6 +42,30 @@ TEST(CampaignRegistryTest, ACampaignKeepsItsTargetAndItsNewestBuildIsCurrent) {
             ErrorCode::kUnknownCampaign);
 }
 
+TEST(CampaignRegistryTest, AnUnknownCampaignIsAnErrorThatSaysHowCampaignsComeToBe) {
+  TempDir dir;
+  auto db = RegistryDb::Open(dir.path() + "/registry").value();
+  auto campaigns = CampaignRegistry::Load(db.get()).value();
+  EXPECT_EQ(campaigns->UnknownCampaign("png"),
+            "no campaign 'png' (a campaign is created by the first node that joins it; this "
+            "controller has: none yet)");
+  ASSERT_TRUE(campaigns->Register(MakeRegister("n1", "json", "b1"), 10).ok());
+  ASSERT_TRUE(campaigns->Register(MakeRegister("n1", "re2", "b1"), 10).ok());
+  const ErrorReply unknown = std::get<ErrorReply>(campaigns->ResolveBuild({"png", ""}));
+  EXPECT_EQ(unknown.code, ErrorCode::kUnknownCampaign);
+  EXPECT_EQ(unknown.message,
+            "no campaign 'png' (a campaign is created by the first node that joins it; this "
+            "controller has: json, re2)");
+  for (int i = 0; i < 12; i++) {
+    ASSERT_TRUE(
+        campaigns->Register(MakeRegister("n1", "c" + std::to_string(10 + i), "b1"), 10).ok());
+  }
+  const std::string many = campaigns->UnknownCampaign("png");
+  EXPECT_NE(many.find("c10, c11"), std::string::npos) << many;
+  EXPECT_NE(many.find(", and 4 more)"), std::string::npos) << many;
+  EXPECT_EQ(campaigns->SetStopped("png", true).message(), many);
+}
+
 TEST(CampaignRegistryTest, CampaignsAndTheirStopFlagSurviveAReload) {
   TempDir dir;
   const std::string path = dir.path() + "/registry";

@@ -171,7 +171,7 @@ Reply RequestHandler::OnListCampaigns(int64_t now_unix_ms) {
 
 Reply RequestHandler::OnStatus(const StatusRequest& r, int64_t now_unix_ms) {
   if (!r.campaign.empty() && campaigns_->Find(r.campaign) == nullptr) {
-    return ErrorReply{ErrorCode::kUnknownCampaign, "no campaign '" + r.campaign + "'"};
+    return ErrorReply{ErrorCode::kUnknownCampaign, campaigns_->UnknownCampaign(r.campaign)};
   }
   StatusReply reply;
   std::map<std::string, size_t, std::less<>> index;  // campaign name -> position in reply
@@ -259,7 +259,7 @@ Reply RequestHandler::OnGetCrash(const GetCrashRequest& r) {
 
 Reply RequestHandler::OnSetStopped(const CampaignRef& ref, bool stopped) {
   if (campaigns_->Find(ref.name) == nullptr) {
-    return ErrorReply{ErrorCode::kUnknownCampaign, "no campaign '" + ref.name + "'"};
+    return ErrorReply{ErrorCode::kUnknownCampaign, campaigns_->UnknownCampaign(ref.name)};
   }
   if (Status s = campaigns_->SetStopped(ref.name, stopped); !s.ok()) return StorageError(s);
   spdlog::info("campaign '{}' {}", ref.name, stopped ? "stopped" : "started");

@@ -34,7 +34,7 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
   if (!parsed.ok()) return parsed.status();
   const CampaignRecord* campaign = campaigns_->Find(parsed->campaign.name);
   if (campaign == nullptr) {
-    return Status::Error("no campaign '" + parsed->campaign.name + "'");
+    return Status::Error(campaigns_->UnknownCampaign(parsed->campaign.name));
   }
   if (parsed->kind == ParsedResource::Kind::kCrash) return OpenCrash(*campaign, parsed->signature, resume_after);
   Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
@@ -74,8 +74,7 @@ std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenPush(
   const CampaignRecord* campaign = campaigns_->Find(request.campaign.name);
   if (campaign == nullptr) {
     return ErrorReply{ErrorCode::kUnknownCampaign,
-                      "no campaign '" + request.campaign.name +
-                          "': a campaign is created by the first node that joins it"};
+                      campaigns_->UnknownCampaign(request.campaign.name)};
   }
   Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/true);
   if (!pushed.ok()) return ErrorReply{ErrorCode::kStorage, Logged(pushed.status()).message()};
