@@ -36,7 +36,8 @@ Outcome Invoke(int (*command)(int, char**), std::vector<std::string> args) {
   ::testing::internal::CaptureStderr();
   int code = command(static_cast<int>(args.size()), argv.data());
   std::fflush(stdout);
-  Outcome run{code, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
+  Outcome run{code, ::testing::internal::GetCapturedStdout(),
+              ::testing::internal::GetCapturedStderr()};
   return run;
 }
 
@@ -118,7 +119,8 @@ TEST_F(ControllerCommandsTest, ACrashFromTwoNodesIsListedOnceWithCountTwoAndPull
 TEST_F(ControllerCommandsTest, ReproCampaignPullsTheReproducerAndRunsIt) {
   ReportCrash("node-a", "HI!");
   const std::string out = data_.path() + "/repro";
-  Outcome repro = Invoke(ReproCommand, With({"--campaign=shallow", "--out=" + out, target_, "5eed5"}));
+  Outcome repro =
+      Invoke(ReproCommand, With({"--campaign=shallow", "--out=" + out, target_, "5eed5"}));
   EXPECT_EQ(repro.code, 1) << repro.out << repro.err;  // a failure reproduced
   EXPECT_THAT(repro.out, HasSubstr("pulled " + out + "/crash-"));
   EXPECT_THAT(repro.out, HasSubstr("FAILURE SEGV"));
@@ -147,8 +149,8 @@ TEST_F(ControllerCommandsTest, ClearErrorsForUnknownNamesAndAnUnreachableControl
   ReportCrash("node-a", "HI!");
   Outcome unknown = Invoke(CrashesCommand, With({"list", "nope"}));
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_THAT(unknown.err, HasSubstr("no campaign 'nope' (a campaign is created by the first node that joins "
-                                   "it; it has: shallow)"));
+  EXPECT_THAT(unknown.err, HasSubstr("no campaign 'nope' (a campaign is created by the first "
+                                     "node that joins it; it has: shallow)"));
 
   Outcome no_match = Invoke(ReproCommand, With({"--campaign=shallow", target_, "ffff"}));
   EXPECT_EQ(no_match.code, 2);

@@ -36,7 +36,9 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
   if (campaign == nullptr) {
     return Status::Error(campaigns_->UnknownCampaign(parsed->campaign.name));
   }
-  if (parsed->kind == ParsedResource::Kind::kCrash) return OpenCrash(*campaign, parsed->signature, resume_after);
+  if (parsed->kind == ParsedResource::Kind::kCrash) {
+    return OpenCrash(*campaign, parsed->signature, resume_after);
+  }
   Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
   if (!pushed.ok()) return Logged(pushed.status());
   if (parsed->kind == ParsedResource::Kind::kPushed) {
