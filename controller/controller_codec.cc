@@ -13,6 +13,15 @@ namespace {
 
 using M = wire::ControllerMessage;
 
+// The root of a message being built, with what every message carries: the protocol
+// version and the request it belongs to.
+M::Builder InitEnvelope(capnp::MessageBuilder& builder, uint64_t request_id) {
+  auto m = builder.initRoot<M>();
+  m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
+  m.setRequestId(request_id);
+  return m;
+}
+
 std::vector<uint8_t> Flatten(capnp::MallocMessageBuilder& builder) {
   kj::Array<capnp::word> flat = capnp::messageToFlatArray(builder);
   auto bytes = flat.asBytes();
@@ -70,19 +79,13 @@ const char* ErrorCodeName(ErrorCode code) {
 
 std::vector<uint8_t> ControllerCodec::EncodeRequest(uint64_t request_id, const Request& request) {
   capnp::MallocMessageBuilder builder;
-  auto m = builder.initRoot<M>();
-  m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
-  m.setRequestId(request_id);
-  fields::EncodeRequestBody(request, m);
+  fields::EncodeRequestBody(request, InitEnvelope(builder, request_id));
   return Flatten(builder);
 }
 
 std::vector<uint8_t> ControllerCodec::EncodeReply(uint64_t request_id, const Reply& reply) {
   capnp::MallocMessageBuilder builder;
-  auto m = builder.initRoot<M>();
-  m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
-  m.setRequestId(request_id);
-  fields::EncodeReplyBody(reply, m);
+  fields::EncodeReplyBody(reply, InitEnvelope(builder, request_id));
   return Flatten(builder);
 }
 
@@ -91,10 +94,7 @@ void ControllerCodec::EncodeStream(uint64_t request_id, const transfer::StreamMe
   transfer::EncodeWrappedStreamMessage(
       message,
       [request_id](capnp::MessageBuilder& builder) {
-        auto m = builder.initRoot<M>();
-        m.setProtocolVersion(wire::CONTROLLER_PROTOCOL_VERSION);
-        m.setRequestId(request_id);
-        return m.initStream();
+        return InitEnvelope(builder, request_id).initStream();
       },
       out);
 }

@@ -13,7 +13,7 @@ class LargeValueBlockPolicy : public rocksdb::FlushBlockPolicy {
   // True: the current block ends before this entry.
   bool Update(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
     const bool large = value.size() >= kOwnBlockValueBytes;
-    const bool cut = started_ && ((large || last_large_) ? true : by_size_->Update(key, value));
+    const bool cut = started_ && (large || last_large_ || by_size_->Update(key, value));
     started_ = true;
     last_large_ = large;
     return cut;
