@@ -16,7 +16,7 @@ CorpusSource::CorpusSource(MergedCorpus* merged, const PushedCorpus* pushed,
 uint64_t CorpusSource::CountAll(const MergedCorpus& merged, const PushedCorpus* pushed) {
   uint64_t count = merged.info().entries;
   if (pushed == nullptr) return count;
-  for (uint64_t seq = 1; seq <= pushed->last_seq(); seq++) {
+  for (uint64_t seq = 1; seq <= pushed->durable_seq(); seq++) {  // what a pull sends
     if (!merged.Contains(pushed->HashAt(seq))) count++;
   }
   return count;

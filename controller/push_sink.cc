@@ -32,8 +32,12 @@ PushSink::PushSink(PushedCorpus* pushed, RegistryDb* db, std::string campaign, s
       now_unix_ms_(std::move(now_unix_ms)) {}
 
 Status PushSink::Commit(std::string_view name, std::string_view data) {
+  if (Status s = CheckLoss(); !s.ok()) return s;
   Result<PushedCorpus::Added> added = pushed_->Add(data, origin_, now_unix_ms_());
-  if (!added.ok()) return added.status();
+  if (!added.ok()) {
+    (void)CheckLoss();  // the storage error is the one to report
+    return added.status();
+  }
   (added->added ? added_ : duplicates_)++;
   needs_seq_ = std::max(needs_seq_, added->seq);
   last_name_.assign(name);
@@ -52,6 +56,27 @@ Status PushSink::SaveDurableCursor() {
   return SaveCursor(latest);
 }
 
+Status PushSink::CheckLoss() {
+  const uint64_t loss = pushed_->LossSince(&failures_seen_);
+  if (!lost_ && needs_seq_ > loss) {
+    lost_ = true;
+    // Candidates up to `loss` were durable then and still are; the entries after it are gone
+    // (their numbers may have been given again since).
+    std::string latest;
+    while (!candidates_.empty() && candidates_.front().needs_seq <= loss) {
+      latest = std::move(candidates_.front().name);
+      candidates_.pop_front();
+    }
+    candidates_.clear();
+    if (Status s = SaveCursor(latest); !s.ok()) return s;
+  }
+  if (!lost_) return Status::Ok();
+  return Status::Error("pushed corpus of campaign " + campaign_ +
+                       ": a write failed and dropped records of this push after " +
+                       (saved_.empty() ? std::string("its start") : "'" + saved_ + "'") +
+                       " (see the controller's log); push again to send them");
+}
+
 Status PushSink::SaveCursor(const std::string& name) {
   if (name.empty() || name == saved_) return Status::Ok();
   if (Status s = db_->Put(key_, name); !s.ok()) return s;
@@ -60,8 +85,9 @@ Status PushSink::SaveCursor(const std::string& name) {
 }
 
 Status PushSink::Finish(bool complete) {
+  if (Status s = CheckLoss(); !s.ok()) return s;
   if (Status s = pushed_->MakeDurable(); !s.ok()) {
-    (void)SaveDurableCursor();  // the storage error is the one to report
+    (void)CheckLoss();  // the storage error is the one to report
     return s;
   }
   candidates_.clear();

@@ -7,10 +7,13 @@
 // sends only the rest, and one repeated after a complete push sends everything again (the
 // controller then counts the inputs it has as duplicates): a directory may have changed
 // below the cursor since. A cursor never names a record that was not kept: pushed entries
-// reach disk in RocksDB's flushes, not through a log (controller/pushed_corpus.h), so the
-// sink notes a candidate every 64 records and writes the latest one whose entries are all
-// durable; when the push ends it makes everything durable first (a flush), then deletes
-// the cursor (complete) or writes the last name (interrupted).
+// reach disk when the pushed corpus ingests its open file (controller/pushed_corpus.h), so
+// the sink notes a candidate every 64 records and writes the latest one whose entries are
+// all durable; when the push ends it makes everything durable first (an ingestion), then
+// deletes the cursor (complete) or writes the last name (interrupted). When a failed write
+// drops entries of this push (its own, or another push's to the same campaign), the push
+// fails, and its cursor stays at the last record known durable, so that the client's next
+// push resends the rest.
 //
 // Thread safety: none; the controller's service thread owns it.
 #ifndef POLLEN_CONTROLLER_PUSH_SINK_H_
@@ -63,6 +66,9 @@ class PushSink : public PushTarget {
 
   // Writes the latest candidate whose entries are durable, if newer than the saved cursor.
   Status SaveDurableCursor();
+  // Ok unless a failed write dropped entries of this push (now or before); then the cursor
+  // is the last record known durable, and the error says so.
+  Status CheckLoss();
   Status SaveCursor(const std::string& name);
 
   PushedCorpus* pushed_;
@@ -78,6 +84,8 @@ class PushSink : public PushTarget {
   std::string saved_;  // the cursor the registry holds ("" for none)
   uint64_t added_ = 0;
   uint64_t duplicates_ = 0;
+  uint64_t failures_seen_ = 0;  // see PushedCorpus::LossSince
+  bool lost_ = false;           // records of this push were dropped
 };
 
 }  // namespace pollen::controller

@@ -279,7 +279,7 @@ Reply RequestHandler::OnCorpusInfo(const CorpusInfoRequest& r) {
                          info.bytes,
                          info.features,
                          info.last_maintain_unix_ms,
-                         *pushed == nullptr ? 0 : (*pushed)->last_seq(),
+                         *pushed == nullptr ? 0 : (*pushed)->durable_seq(),
                          CorpusSource::CountAll(*s->corpus, *pushed)};
 }
 

@@ -302,8 +302,10 @@ Result<PushResult> RunPush(const ControllerClientOptions& client, const Request&
         return chunk.status();
       }
       if (!chunk->has_value()) break;  // no credit left
-      if (Status s = link.Send(0, **chunk); !s.ok()) return s;
-      sender.Recycle(std::move((*chunk)->data));
+      // Moved into the message: passing the chunk itself would copy it into a temporary.
+      transfer::StreamMessage message(std::move(**chunk));
+      if (Status s = link.Send(0, message); !s.ok()) return s;
+      sender.Recycle(std::move(std::get<transfer::StreamChunk>(message).data));
       if (progress) progress(sender.counters());
     }
     if (Status s = link.Receive(&m, &chunk_data); !s.ok()) {

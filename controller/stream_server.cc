@@ -296,12 +296,15 @@ bool StreamServer::PumpPull(Session& s, bool* waiting) {
     }
     if (!chunk->has_value()) return true;
     // Encoded into a pooled buffer that libzmq sends without a copy.
+    // Moved into the message: passing the chunk itself would copy it into a temporary.
     std::string buffer = pool_->Take();
-    ControllerCodec::EncodeStream(0, **chunk, &buffer);
+    transfer::StreamMessage message(std::move(**chunk));
+    ControllerCodec::EncodeStream(0, message, &buffer);
     s.pending = pool_->Wrap(std::move(buffer));
     s.has_pending = true;
-    s.pending_bytes = (*chunk)->data.size();
-    s.sender->Recycle(std::move((*chunk)->data));
+    std::string& data = std::get<transfer::StreamChunk>(message).data;
+    s.pending_bytes = data.size();
+    s.sender->Recycle(std::move(data));
   }
 }
 

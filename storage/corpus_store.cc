@@ -14,7 +14,6 @@
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
-#include "storage/flush_listener.h"
 #include "storage/record_codec.h"
 #include "storage/rocks_logger.h"
 #include "storage/rocks_util.h"
@@ -85,13 +84,6 @@ Status CorpusStore::OpenDatabase(bool create) {
   db_options.create_if_missing = create;
   db_options.create_missing_column_families = create;
   db_options.info_log = NewRocksLogger(path_);
-  if (!options_.log_entries && !options_.read_only) {
-    // Entries outside the log are consistent after a crash only if the inputs and the
-    // metadata of a write reach disk in the same flush.
-    db_options.atomic_flush = true;
-    flushes_ = std::make_shared<FlushListener>(0);
-    db_options.listeners.push_back(flushes_);
-  }
   const std::vector<std::string> ours = {kInputsCf, kMetaCf, kCrashesCf, kCampaignCf};
   std::vector<std::string> names = {rocksdb::kDefaultColumnFamilyName};
   names.insert(names.end(), ours.begin(), ours.end());
@@ -140,7 +132,16 @@ Status CorpusStore::OpenDatabase(bool create) {
           : rocksdb::DB::Open(db_options, path_, descriptors, &handles_, &db);
   if (!s.ok()) return FromRocks(s, path_, "opening");
   db_.reset(db);
-  if (flushes_) flushes_->Advance(db_->GetLatestSequenceNumber());  // recovered: on disk
+  if (!options_.read_only) {
+    // Entry files a writer left unfinished or un-ingested (it crashed): their entries were
+    // never acknowledged. Only now, under the lock, is no other writer using them.
+    std::error_code ec;
+    fs::remove_all(EntryFileDir(), ec);
+    if (ec) {
+      return Status::Error("corpus store " + path_ + ": cannot remove " + EntryFileDir() +
+                           " (entry files left by an earlier writer): " + ec.message());
+    }
+  }
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == kInputsCf) inputs_ = handles_[i];
     if (names[i] == kMetaCf) meta_ = handles_[i];
@@ -219,7 +220,6 @@ Status CorpusStore::RecordCampaign() {
 Status CorpusStore::Close() {
   if (!db_) return Status::Ok();
   Status result;
-  if (flushes_ && durable_mark() < write_mark()) result = Flush();
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     rocksdb::Status s = db_->DestroyColumnFamilyHandle(handle);
     if (!s.ok() && result.ok()) result = FromRocks(s, path_, "closing a column family");
@@ -238,11 +238,9 @@ Status CorpusStore::CheckWritable(std::string_view operation) const {
                        std::string(operation));
 }
 
-Status CorpusStore::Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync,
-                          bool log) {
+Status CorpusStore::Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync) {
   rocksdb::WriteOptions write_options;
-  write_options.sync = sync && log;
-  write_options.disableWAL = !log;
+  write_options.sync = sync;
   rocksdb::Status s = db_->Write(write_options, batch);
   if (!s.ok()) return FromRocks(s, path_, operation);
   return Status::Ok();
@@ -297,16 +295,7 @@ Status CorpusStore::PutEntries(std::span<const NewEntry> entries) {
   rocksdb::WriteBatch batch;
   for (const NewEntry& e : entries) {
     POLLEN_CHECK(e.meta != nullptr && (e.data.data() != nullptr || e.data.empty()));
-    const std::string where =
-        "corpus store " + path_ + ": cannot put entry " + PrintableKey(e.hash);
-    if (e.hash.empty()) return Status::Error(where + ": the hash is empty");
-    if (e.meta->size != e.data.size()) {
-      return Status::Error(where + ": meta.size is " + std::to_string(e.meta->size) +
-                           " but the input has " + std::to_string(e.data.size()) + " bytes");
-    }
-    if (!std::is_sorted(e.meta->features.begin(), e.meta->features.end())) {
-      return Status::Error(where + ": meta.features is not sorted");
-    }
+    if (Status s = CheckNewEntry(e.hash, e.data.size(), *e.meta); !s.ok()) return s;
     rocksdb::Status s = batch.Put(
         inputs_, ToSlice(e.hash),
         rocksdb::Slice(reinterpret_cast<const char*>(e.data.data()), e.data.size()));
@@ -315,7 +304,21 @@ Status CorpusStore::PutEntries(std::span<const NewEntry> entries) {
   }
   const std::string doing = entries.size() == 1 ? "putting entry " + PrintableKey(entries[0].hash)
                                                 : "putting entries";
-  return Write(doing, &batch, options_.sync_writes, options_.log_entries);
+  return Write(doing, &batch, options_.sync_writes);
+}
+
+Status CorpusStore::CheckNewEntry(std::string_view hash, size_t size,
+                                  const EntryMeta& meta) const {
+  const std::string where = "corpus store " + path_ + ": cannot put entry " + PrintableKey(hash);
+  if (hash.empty()) return Status::Error(where + ": the hash is empty");
+  if (meta.size != size) {
+    return Status::Error(where + ": meta.size is " + std::to_string(meta.size) +
+                         " but the input has " + std::to_string(size) + " bytes");
+  }
+  if (!std::is_sorted(meta.features.begin(), meta.features.end())) {
+    return Status::Error(where + ": meta.features is not sorted");
+  }
+  return Status::Ok();
 }
 
 bool CorpusStore::HasEntry(std::string_view hash) const {
@@ -516,19 +519,11 @@ Status CorpusStore::AdoptBuildId() {
 
 Status CorpusStore::Flush() {
   if (Status s = CheckWritable("flush"); !s.ok()) return s;
-  const uint64_t before = write_mark();
   rocksdb::FlushOptions flush_options;
   flush_options.wait = true;
   rocksdb::Status s = db_->Flush(flush_options, handles_);
   if (!s.ok()) return FromRocks(s, path_, "flushing");
-  if (flushes_) flushes_->Advance(before);  // its listener may not have run yet
   return Status::Ok();
-}
-
-uint64_t CorpusStore::write_mark() const { return db_->GetLatestSequenceNumber(); }
-
-uint64_t CorpusStore::durable_mark() const {
-  return flushes_ ? flushes_->flushed() : write_mark();
 }
 
 Status CorpusStore::Compact() {

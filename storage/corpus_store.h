@@ -34,6 +34,7 @@
 #ifndef POLLEN_STORAGE_CORPUS_STORE_H_
 #define POLLEN_STORAGE_CORPUS_STORE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -59,7 +60,7 @@ class WriteBatch;
 
 namespace pollen::storage {
 
-class FlushListener;
+class EntryFile;
 
 // The on-disk format this build writes and reads. Stores with a larger number were written
 // by a newer pollen and are refused. Format 2 adds counter tables and EntryMeta v2; a
@@ -79,14 +80,6 @@ struct StoreOptions {
   // Accept a store recorded for another build id of the same target (see build_id_changed).
   // When false, such an Open fails instead.
   bool accept_build_id_change = true;
-  // Write corpus entries (PutEntry, PutEntries) through the write-ahead log. When false they
-  // are kept in memory and reach disk with the next flush (RocksDB's own, each time a 64 MB
-  // memtable fills, or Flush()): they are written once instead of twice, which makes bulk
-  // inserts of large inputs about 2.5 times faster (docs/decisions.md, "Pushed inputs skip
-  // the write-ahead log"), but a crash of the process loses the entries not yet flushed.
-  // For a writer that can have those sent again: it learns which are on disk from
-  // write_mark() and durable_mark(). Every other write goes through the log regardless.
-  bool log_entries = true;
 };
 
 // The auxiliary key-value tables of a store (see the layout above).
@@ -120,8 +113,7 @@ class CorpusStore {
                                                    const CampaignId& campaign,
                                                    const StoreOptions& options);
 
-  // Flushes the entries not yet on disk when log_entries is false (other writes are already
-  // in the WAL) and closes the database.
+  // Closes the database (every write is in the WAL already). Entry files must be gone.
   ~CorpusStore();
   CorpusStore(const CorpusStore&) = delete;
   CorpusStore& operator=(const CorpusStore&) = delete;
@@ -129,7 +121,7 @@ class CorpusStore {
   // Stores input `data[0, size)` and its metadata under `hash` (non-empty; overwrites an
   // existing entry). Requires meta.size == size and meta.features sorted. The input and
   // the metadata are written atomically; when this returns ok the write is in the WAL (and
-  // fsynced if StoreOptions::sync_writes), or, without log_entries, in memory until a flush.
+  // fsynced if StoreOptions::sync_writes).
   Status PutEntry(std::string_view hash, const uint8_t* data, size_t size, const EntryMeta& meta);
 
   // PutEntry for many entries in one atomic write (cheaper per entry than PutEntry).
@@ -207,17 +199,18 @@ class CorpusStore {
   // concurrently with build_id_changed() or stored_build_id().
   Status AdoptBuildId();
 
-  // Writes every memtable to SST files (writer only). Afterwards durable_mark() is at least
-  // the write_mark() of before the call.
+  // Writes every memtable to SST files (writer only).
   Status Flush();
 
-  // The mark of the last write that returned: each write gets a greater one (RocksDB's
-  // sequence numbers).
-  uint64_t write_mark() const;
-  // Every write whose mark is at most this survives a crash of the process: with
-  // log_entries, all of them (write_mark()); without, the entries flushed so far (RocksDB's
-  // background flushes advance it too). Thread-safe.
-  uint64_t durable_mark() const;
+  // Begins a file of new entries, to be added by IngestEntryFile (storage/entry_file.h;
+  // writer only): for bulk loads, written once and without the log. Errors: I/O.
+  Result<std::unique_ptr<EntryFile>> StartEntryFile();
+
+  // Adds the entries of `file` to the store (writer only): atomically, synced, visible at
+  // once; an empty file adds nothing. Errors: an earlier failed EntryFile::Add, Compact()
+  // having chosen another counter table since the file began (its metadata is laid out
+  // over the old one), RocksDB's. The entries are then not added; the files are deleted.
+  Status IngestEntryFile(std::unique_ptr<EntryFile> file);
 
   // Flush(), then chooses the counter table for the entries now in the store
   // (CounterTableChooser), rewrites every entry's metadata over it, deletes the tables no
@@ -235,9 +228,12 @@ class CorpusStore {
   Status CheckCampaign();
   Status Close();
   Status CheckWritable(std::string_view operation) const;
-  // `log` false: without the write-ahead log (and never synced).
-  Status Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync,
-               bool log = true);
+  Status Write(std::string_view operation, rocksdb::WriteBatch* batch, bool sync);
+  // The error for an entry that breaks PutEntry's rules, ok when it keeps them.
+  Status CheckNewEntry(std::string_view hash, size_t size, const EntryMeta& meta) const;
+  // The id of the counter table entries are laid out over now (0: none).
+  uint64_t CurrentTableId() const;
+  std::string EntryFileDir() const { return path_ + "/ingest"; }
   // Calls fn(key, value) over `cf` in key order while it returns true.
   Status Scan(rocksdb::ColumnFamilyHandle* cf,
               const std::function<Result<bool>(std::string_view, std::string_view)>& fn) const;
@@ -257,7 +253,6 @@ class CorpusStore {
   std::string stored_build_id_;
   int stored_format_ = kStoreFormatVersion;  // the store's format_version
   std::unique_ptr<rocksdb::DB> db_;
-  std::shared_ptr<FlushListener> flushes_;  // only when !options_.log_entries
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // owned; destroyed in Close()
   rocksdb::ColumnFamilyHandle* inputs_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
@@ -270,6 +265,9 @@ class CorpusStore {
   // Shared by the writes of entries, exclusive for RebuildCounterTable (so that no entry is
   // written over a table it is about to delete, nor overwritten with an older value).
   std::shared_mutex entries_mutex_;
+  std::atomic<uint64_t> entry_files_ = 0;  // entry files begun: names them
+
+  friend class EntryFile;  // writes entries over tables_, under entries_mutex_
 };
 
 }  // namespace pollen::storage

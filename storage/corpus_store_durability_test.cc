@@ -1,9 +1,10 @@
 // CorpusStore durability: a writer killed with SIGKILL in the middle of a load loses no
-// entry whose PutEntry had returned ok, and, for entries outside the write-ahead log
-// (StoreOptions::log_entries false), none that durable_mark() said was on disk.
+// entry whose PutEntry had returned ok, and, for entries written as entry files
+// (storage/entry_file.h), none whose file IngestEntryFile had added.
 //
 // A child process opens the store and puts entries 0, 1, 2, ... ; after each PutEntry that
-// returned ok it writes the entry's index (4 bytes) to a pipe. The parent reads these
+// returned ok (each ingestion, for entry files: all of the file's entries) it writes the
+// entry's index (4 bytes) to a pipe. The parent reads these
 // acknowledgements, sends SIGKILL after a fixed (seeded) number of them, reaps the child,
 // collects the acknowledgements still in the pipe, reopens the store and checks every
 // acknowledged entry, bytes and metadata. Entries are computed from their index.
@@ -34,6 +35,7 @@
 
 #include "gtest/gtest.h"
 #include "storage/corpus_store.h"
+#include "storage/entry_file.h"
 #include "storage/store_test_util.h"
 
 namespace pollen::storage {
@@ -46,7 +48,7 @@ constexpr char kStoreEnv[] = "POLLEN_DURABILITY_STORE";
 constexpr char kAckFdEnv[] = "POLLEN_DURABILITY_ACK_FD";
 constexpr char kTotalEnv[] = "POLLEN_DURABILITY_TOTAL";
 constexpr char kSyncEnv[] = "POLLEN_DURABILITY_SYNC";
-constexpr char kLogEntriesEnv[] = "POLLEN_DURABILITY_LOG_ENTRIES";
+constexpr char kEntryFilesEnv[] = "POLLEN_DURABILITY_ENTRY_FILES";
 
 // How long the parent waits for the next acknowledgement before declaring the child stuck.
 constexpr int kAckTimeoutMs = 30000;
@@ -65,8 +67,7 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Entries of 1-256 bytes, or of 32-33 KB with `large` (so that RocksDB's 64 MB memtables
-// fill and flush in the background during a load of a few thousand).
+// Entries of 1-256 bytes, or of 32-33 KB with `large` (the bulk loads entry files are for).
 std::vector<uint8_t> InputOf(uint32_t index, bool large = false) {
   const size_t size = (large ? 32768 : 1) + Mix(index) % 256;
   std::vector<uint8_t> input(size);
@@ -93,37 +94,55 @@ EntryMeta MetaOf(uint32_t index, size_t size) {
   return meta;
 }
 
-// The child: never returns. Exit codes: 0 all entries written (the parent should have killed
-// it before), 3 open failed, 4 a put failed, 5 the pipe broke.
-// Without options.log_entries, an entry is acknowledged once durable_mark() covers its
-// write: the entries are large then (see InputOf).
-[[noreturn]] void RunWriter(const std::string& path, const StoreOptions& options, uint32_t total,
-                            int ack_fd) {
-  Result<std::unique_ptr<CorpusStore>> store = CorpusStore::Open(path, kCampaign, options);
-  if (!store.ok()) {
-    std::fprintf(stderr, "durability writer: %s\n", store.status().message().c_str());
-    _exit(3);
+// Entries per entry file in the writer child.
+constexpr uint32_t kEntriesPerFile = 50;
+
+[[noreturn]] void Fail(int code, const Status& s) {
+  std::fprintf(stderr, "durability writer: %s\n", s.message().c_str());
+  _exit(code);
+}
+
+// Acknowledges entries *next .. until-1 on the pipe.
+void Acknowledge(int ack_fd, uint32_t until, uint32_t* next) {
+  for (; *next < until; ++*next) {
+    // 4 bytes <= PIPE_BUF: the write is atomic, never partial.
+    ssize_t written;
+    do {
+      written = write(ack_fd, next, sizeof(*next));
+    } while (written < 0 && errno == EINTR);
+    if (written != static_cast<ssize_t>(sizeof(*next))) _exit(5);
   }
-  const bool large = !options.log_entries;
-  std::vector<uint64_t> marks;  // the write mark of each entry put, by index
+}
+
+// The child: never returns. Exit codes: 0 all entries written (the parent should have killed
+// it before), 3 open failed, 4 a put failed, 5 the pipe broke. With `entry_files`, large
+// entries (see InputOf) go through entry files of kEntriesPerFile, acknowledged when the
+// file is ingested.
+[[noreturn]] void RunWriter(const std::string& path, const StoreOptions& options, uint32_t total,
+                            bool entry_files, int ack_fd) {
+  Result<std::unique_ptr<CorpusStore>> store = CorpusStore::Open(path, kCampaign, options);
+  if (!store.ok()) Fail(3, store.status());
   uint32_t next_ack = 0;
+  std::unique_ptr<EntryFile> file;
   for (uint32_t index = 0; index < total; ++index) {
-    const std::vector<uint8_t> input = InputOf(index, large);
-    const Status put = store.value()->PutEntry(HashOf(index), input.data(), input.size(),
-                                               MetaOf(index, input.size()));
-    if (!put.ok()) {
-      std::fprintf(stderr, "durability writer: %s\n", put.message().c_str());
-      _exit(4);
+    const std::vector<uint8_t> input = InputOf(index, entry_files);
+    const EntryMeta meta = MetaOf(index, input.size());
+    if (!entry_files) {
+      const Status put =
+          store.value()->PutEntry(HashOf(index), input.data(), input.size(), meta);
+      if (!put.ok()) Fail(4, put);
+      Acknowledge(ack_fd, index + 1, &next_ack);
+      continue;
     }
-    marks.push_back(store.value()->write_mark());
-    const uint64_t durable = store.value()->durable_mark();
-    for (; next_ack <= index && marks[next_ack] <= durable; ++next_ack) {
-      // 4 bytes <= PIPE_BUF: the write is atomic, never partial.
-      ssize_t written;
-      do {
-        written = write(ack_fd, &next_ack, sizeof(next_ack));
-      } while (written < 0 && errno == EINTR);
-      if (written != static_cast<ssize_t>(sizeof(next_ack))) _exit(5);
+    if (file == nullptr) {
+      Result<std::unique_ptr<EntryFile>> started = store.value()->StartEntryFile();
+      if (!started.ok()) Fail(4, started.status());
+      file = std::move(started).value();
+    }
+    if (Status s = file->Add(HashOf(index), input, meta); !s.ok()) Fail(4, s);
+    if (file->entries() == kEntriesPerFile) {
+      if (Status s = store.value()->IngestEntryFile(std::move(file)); !s.ok()) Fail(4, s);
+      Acknowledge(ack_fd, index + 1, &next_ack);
     }
   }
   _exit(0);
@@ -175,8 +194,8 @@ std::string ReadAcks(int fd, uint32_t until, uint32_t* acked) {
 // Runs the writer child with `options` over `total` entries, kills it after `kill_after`
 // acknowledgements and sets *acked to how many entries were acknowledged in all (entries
 // 0 .. *acked-1).
-void LoadAndKill(const std::string& path, const StoreOptions& options, uint32_t total,
-                 uint32_t kill_after, uint32_t* acked) {
+void LoadAndKill(const std::string& path, const StoreOptions& options, bool entry_files,
+                 uint32_t total, uint32_t kill_after, uint32_t* acked) {
   int fds[2];
   ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0) << std::strerror(errno);
   posix_spawn_file_actions_t actions;
@@ -192,7 +211,7 @@ void LoadAndKill(const std::string& path, const StoreOptions& options, uint32_t 
        std::string(kAckFdEnv) + "=" + std::to_string(fds[1]),
        std::string(kTotalEnv) + "=" + std::to_string(total),
        std::string(kSyncEnv) + "=" + (options.sync_writes ? "1" : "0"),
-       std::string(kLogEntriesEnv) + "=" + (options.log_entries ? "1" : "0")},
+       std::string(kEntryFilesEnv) + "=" + (entry_files ? "1" : "0")},
       &actions, &pid);
   posix_spawn_file_actions_destroy(&actions);
   ASSERT_EQ(spawned, 0) << std::strerror(spawned);
@@ -213,10 +232,10 @@ void LoadAndKill(const std::string& path, const StoreOptions& options, uint32_t 
   ASSERT_LT(*acked, total) << "the writer finished before the kill: the test proves nothing";
 }
 
-// Reopens the store and checks that entries 0 .. acked-1 are present and intact (and that
-// at most one more is there, unless `more_allowed`).
-void ExpectAcknowledgedEntries(const std::string& path, uint32_t acked, bool large = false,
-                               bool more_allowed = false) {
+// Reopens the store and checks that entries 0 .. acked-1 are present and intact, and that
+// at most `more` others are there.
+void ExpectAcknowledgedEntries(const std::string& path, uint32_t acked, bool large,
+                               uint32_t more) {
   std::unique_ptr<CorpusStore> store = OpenOrFail(path, kCampaign);
   ASSERT_NE(store, nullptr);
   uint32_t missing = 0;
@@ -243,7 +262,7 @@ void ExpectAcknowledgedEntries(const std::string& path, uint32_t acked, bool lar
   ASSERT_TRUE(stats.ok()) << stats.status().message();
   // An entry written but not yet acknowledged when the kill came may be there as well.
   EXPECT_GE(stats->entries, acked);
-  if (!more_allowed) EXPECT_LE(stats->entries, acked + 1);
+  EXPECT_LE(stats->entries, acked + more);
 }
 
 // A kill point in [low, high], the same on every run.
@@ -254,75 +273,32 @@ uint32_t KillPoint(uint32_t seed, uint32_t low, uint32_t high) {
 
 // Loads `total` entries with `options`, kills the writer after a seeded number of
 // acknowledgements in [low, high], and checks them all.
-void KillAndCheck(const StoreOptions& options, uint32_t seed, uint32_t low, uint32_t high,
-                  uint32_t total) {
+void KillAndCheck(const StoreOptions& options, bool entry_files, uint32_t seed, uint32_t low,
+                  uint32_t high, uint32_t total) {
   ScratchDir dir;
   const std::string path = dir.Sub("store");
   uint32_t acked = 0;
-  ASSERT_NO_FATAL_FAILURE(LoadAndKill(path, options, total, KillPoint(seed, low, high), &acked));
-  // Entries outside the log are acknowledged a flush at a time: the entries of the
-  // memtable being written when the kill came may be there too.
-  const bool unlogged = !options.log_entries;
-  ExpectAcknowledgedEntries(path, acked, /*large=*/unlogged, /*more_allowed=*/unlogged);
+  ASSERT_NO_FATAL_FAILURE(
+      LoadAndKill(path, options, entry_files, total, KillPoint(seed, low, high), &acked));
+  // The entry being written when the kill came may be there too; for entry files, those of
+  // a file whose ingestion returned before its acknowledgements were written.
+  // (That the files of a file left open are deleted: EntryFileTest.)
+  ExpectAcknowledgedEntries(path, acked, entry_files, entry_files ? kEntriesPerFile : 1);
 }
 
 TEST(CorpusStoreDurabilityTest, KillDuringLoadLosesNoAcknowledgedEntry) {
-  KillAndCheck(StoreOptions(), 20240611, 30000, 60000, 100000);
+  KillAndCheck(StoreOptions(), /*entry_files=*/false, 20240611, 30000, 60000, 100000);
 }
 
 TEST(CorpusStoreDurabilityTest, KillDuringSyncedLoadLosesNoAcknowledgedEntry) {
   StoreOptions options;
   options.sync_writes = true;
-  KillAndCheck(options, 20240612, 3000, 6000, 10000);
+  KillAndCheck(options, /*entry_files=*/false, 20240612, 3000, 6000, 10000);
 }
 
-// Entries outside the log are acknowledged as RocksDB's own background flushes (a 64 MB
-// memtable filling) put them on disk; the kill comes after at least one.
-TEST(CorpusStoreDurabilityTest, KillDuringUnloggedLoadLosesNoDurableEntry) {
-  StoreOptions options;
-  options.log_entries = false;
-  KillAndCheck(options, 20261121, 1000, 1800, 6000);
-}
-
-TEST(CorpusStoreDurabilityTest, UnloggedEntriesAreDurableOnceFlushed) {
-  ScratchDir dir;
-  StoreOptions options;
-  options.log_entries = false;
-  std::unique_ptr<CorpusStore> store = OpenOrFail(dir.Sub("store"), kCampaign, options);
-  ASSERT_NE(store, nullptr);
-  const std::vector<uint8_t> input = InputOf(1);
-  ASSERT_TRUE(store->PutEntry(HashOf(1), input.data(), input.size(), MetaOf(1, input.size())).ok());
-  const uint64_t mark = store->write_mark();
-  EXPECT_LT(store->durable_mark(), mark) << "an entry outside the log is in memory only";
-  ASSERT_TRUE(store->Flush().ok());
-  EXPECT_GE(store->durable_mark(), mark);
-}
-
-TEST(CorpusStoreDurabilityTest, LoggedEntriesAreDurableAtOnce) {
-  ScratchDir dir;
-  std::unique_ptr<CorpusStore> store = OpenOrFail(dir.Sub("store"), kCampaign);
-  ASSERT_NE(store, nullptr);
-  const std::vector<uint8_t> input = InputOf(1);
-  ASSERT_TRUE(store->PutEntry(HashOf(1), input.data(), input.size(), MetaOf(1, input.size())).ok());
-  EXPECT_EQ(store->durable_mark(), store->write_mark());
-}
-
-TEST(CorpusStoreDurabilityTest, UnloggedEntriesSurviveAClose) {
-  ScratchDir dir;
-  const std::string path = dir.Sub("store");
-  StoreOptions options;
-  options.log_entries = false;
-  {
-    std::unique_ptr<CorpusStore> store = OpenOrFail(path, kCampaign, options);
-    ASSERT_NE(store, nullptr);
-    for (uint32_t index = 0; index < 100; ++index) {
-      const std::vector<uint8_t> input = InputOf(index, /*large=*/true);
-      ASSERT_TRUE(store->PutEntry(HashOf(index), input.data(), input.size(),
-                                  MetaOf(index, input.size()))
-                      .ok());
-    }
-  }
-  ExpectAcknowledgedEntries(path, 100, /*large=*/true);
+// Entries of entry files are acknowledged a file (an ingestion) at a time.
+TEST(CorpusStoreDurabilityTest, KillDuringEntryFileLoadLosesNoIngestedEntry) {
+  KillAndCheck(StoreOptions(), /*entry_files=*/true, 20261121, 500, 1500, 6000);
 }
 
 // The writer child of LoadAndKill (skipped when run by hand).
@@ -331,15 +307,15 @@ TEST(CorpusStoreDurabilityChild, Writer) {
   const char* fd = std::getenv(kAckFdEnv);
   const char* total = std::getenv(kTotalEnv);
   const char* sync = std::getenv(kSyncEnv);
-  const char* log_entries = std::getenv(kLogEntriesEnv);
+  const char* entry_files = std::getenv(kEntryFilesEnv);
   if (path == nullptr || fd == nullptr || total == nullptr || sync == nullptr ||
-      log_entries == nullptr) {
+      entry_files == nullptr) {
     GTEST_SKIP() << "helper process of the CorpusStoreDurabilityTest kill tests";
   }
   StoreOptions options;
   options.sync_writes = std::string(sync) == "1";
-  options.log_entries = std::string(log_entries) == "1";
-  RunWriter(path, options, static_cast<uint32_t>(std::stoul(total)), std::stoi(fd));
+  RunWriter(path, options, static_cast<uint32_t>(std::stoul(total)),
+            std::string(entry_files) == "1", std::stoi(fd));
 }
 
 }  // namespace

@@ -233,8 +233,10 @@ Result<TransferCounters> SendStream(zmq::socket_t& socket, const SourceOpener& o
         return chunk.status();
       }
       if (!chunk->has_value()) break;  // no credit left
-      if (Status s = channel.Send(**chunk); !s.ok()) return s;
-      sender.Recycle(std::move((*chunk)->data));
+      // Moved into the message: passing the chunk itself would copy it into a temporary.
+      StreamMessage message(std::move(**chunk));
+      if (Status s = channel.Send(message); !s.ok()) return s;
+      sender.Recycle(std::move(std::get<StreamChunk>(message).data));
     }
     StreamMessage m;
     if (Status s = channel.Receive(id, sender.done() ? "stream end" : "stream credit", &m);
