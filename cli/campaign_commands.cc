@@ -19,6 +19,19 @@
 namespace pollen::cli {
 namespace {
 
+// A node's state in the status table: capitals for the one that needs a look.
+const char* StateName(controller::NodeState state) {
+  switch (state) {
+    case controller::NodeState::kAlive:
+      return "alive";
+    case controller::NodeState::kLeft:
+      return "left";
+    case controller::NodeState::kLost:
+      return "LOST";
+  }
+  return "?";
+}
+
 // Parses the shared flags and the positional arguments; on --help prints `help`. Returns
 // -1 to go on, else the exit code.
 int ParseClientFlags(const char* help, int argc, char** argv,
@@ -85,7 +98,7 @@ void PrintStatus(const controller::StatusReply& status) {
               "SEEN", "EXEC/S", "EDGES", "FEATURES", "CORPUS", "CRASHES", "RSS");
   for (const controller::NodeStatus& n : status.nodes) {
     std::printf("%-32s %-24s %-5s %6s %10s %8s %9s %8s %7s %7s\n", n.node_id.c_str(),
-                n.campaign.c_str(), n.state == controller::NodeState::kAlive ? "alive" : "LOST",
+                n.campaign.c_str(), StateName(n.state),
                 Ago(n.last_heartbeat_age_ms).c_str(), Short(n.stats.execs_per_second).c_str(),
                 Short(n.stats.edges).c_str(), Short(n.stats.features).c_str(),
                 Short(n.stats.corpus_entries).c_str(), Short(n.stats.crashes).c_str(),

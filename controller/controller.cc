@@ -317,8 +317,10 @@ void ControllerImpl::Tick(uint64_t now_ms) {
     spdlog::error("controller: {}", s.message());
   counters_.nodes_alive = counters_.nodes_lost = 0;
   for (const auto& [id, node] : nodes_->nodes()) {
-    (nodes_->StateOf(node, now) == NodeState::kAlive ? counters_.nodes_alive
-                                                     : counters_.nodes_lost)++;
+    const NodeState state = nodes_->StateOf(node, now);
+    if (state != NodeState::kLeft) {
+      (state == NodeState::kAlive ? counters_.nodes_alive : counters_.nodes_lost)++;
+    }
   }
   for (const std::string& id : lost) {
     auto it = nodes_->nodes().find(id);

@@ -78,6 +78,7 @@ struct NodeStats {
 struct HeartbeatRequest {
   std::string node_id;
   NodeStats stats;
+  bool leaving = false;  // the node's last heartbeat: it ends cleanly
 };
 
 struct InputEntry {
@@ -234,7 +235,9 @@ struct CampaignsReply {
   std::vector<CampaignSummary> campaigns;
 };
 
-enum class NodeState : uint8_t { kAlive, kLost };
+// kLeft: the node's last heartbeat said it was ending (a run with --time, an interrupt): not
+// lost, whatever its age.
+enum class NodeState : uint8_t { kAlive, kLost, kLeft };
 
 struct NodeStatus {
   std::string node_id;

@@ -46,10 +46,11 @@ Result<const NodeRecord*> NodeRegistry::Register(const RegisterRequest& r, int64
 }
 
 const NodeRecord* NodeRegistry::Touch(std::string_view node_id, int64_t now_unix_ms,
-                                      const NodeStats* stats) {
+                                      const NodeStats* stats, bool leaving) {
   auto it = nodes_.find(node_id);
   if (it == nodes_.end()) return nullptr;
   it->second.last_seen_unix_ms = now_unix_ms;
+  it->second.left = leaving;
   if (stats != nullptr) it->second.stats = *stats;
   auto memo = memos_.find(node_id);
   memo->second.dirty = true;
@@ -63,6 +64,7 @@ uint64_t NodeRegistry::AgeMs(const NodeRecord& node, int64_t now_unix_ms) {
 }
 
 NodeState NodeRegistry::StateOf(const NodeRecord& node, int64_t now_unix_ms) const {
+  if (node.left) return NodeState::kLeft;
   return AgeMs(node, now_unix_ms) > options_.lost_after_ms ? NodeState::kLost : NodeState::kAlive;
 }
 

@@ -2,7 +2,7 @@
 //
 // A node registers (again after each start, and whenever the controller says it does not
 // know it), then sends heartbeats. A node whose last word is older than `lost_after_ms` is
-// lost; one lost for `forget_after_ms` is forgotten (node ids are new at each start of a
+// lost, unless that word was a heartbeat saying it was leaving (it ended cleanly: left); one lost for `forget_after_ms` is forgotten (node ids are new at each start of a
 // node by default, so the registry would otherwise grow with every restart). Times are
 // wall-clock milliseconds, because they outlive the controller: after a restart every
 // known node is shown with its true age, and lost until it speaks again.
@@ -46,10 +46,11 @@ class NodeRegistry {
   // Records a (re-)registration, keeping the node's last stats. Errors: storage.
   Result<const NodeRecord*> Register(const RegisterRequest& request, int64_t now_unix_ms);
 
-  // Records that `node_id` spoke (with its stats, for a heartbeat). Null when the node is
+  // Records that `node_id` spoke (with its stats, for a heartbeat; `leaving`: its last
+  // one, it ends cleanly, and is left, not lost, from now on). Null when the node is
   // unknown: it must register.
   const NodeRecord* Touch(std::string_view node_id, int64_t now_unix_ms,
-                          const NodeStats* stats = nullptr);
+                          const NodeStats* stats = nullptr, bool leaving = false);
 
   NodeState StateOf(const NodeRecord& node, int64_t now_unix_ms) const;
 

@@ -89,6 +89,7 @@ std::string EncodeNodeRecord(const NodeRecord& r) {
     b.setRegisteredUnixMs(r.registered_unix_ms);
     b.setLastSeenUnixMs(r.last_seen_unix_ms);
     fields::SetStats(r.stats, b.initStats());
+    b.setLeft(r.left);
   });
 }
 
@@ -97,7 +98,8 @@ Result<NodeRecord> DecodeNodeRecord(std::string_view bytes) {
     return NodeRecord{String(r.getNodeId()),  String(r.getCampaign()),
                       String(r.getBuildId()), String(r.getHost()),
                       r.getWorkers(),         r.getRegisteredUnixMs(),
-                      r.getLastSeenUnixMs(),  fields::GetStats(r.getStats())};
+                      r.getLastSeenUnixMs(),  fields::GetStats(r.getStats()),
+                      r.getLeft()};
   });
 }
 

@@ -34,6 +34,7 @@ struct NodeRecord {
   int64_t registered_unix_ms = 0;
   int64_t last_seen_unix_ms = 0;
   NodeStats stats;
+  bool left = false;  // its last heartbeat said it was ending
 };
 
 // What a campaign's crash table (storage/) does not hold about one crash.

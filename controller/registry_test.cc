@@ -171,5 +171,26 @@ TEST_F(NodeRegistryTest, HeartbeatsAreSavedEverySaveIntervalAndAllAtShutdown) {
   EXPECT_EQ(nodes_->nodes().at("a").host, "host-a");
 }
 
+// A node whose last heartbeat said it was leaving (a run with --time) is left, never lost,
+// however long it stays silent, and stays left over a restart; forgotten like the others.
+TEST_F(NodeRegistryTest, ANodeThatSaidItWasLeavingIsLeftNotLost) {
+  ASSERT_TRUE(nodes_->Register(MakeRegister("a"), 1000).ok());
+  NodeStats stats{1, 2, 3, 4, 5, 6, 7};
+  ASSERT_NE(nodes_->Touch("a", 2000, &stats, /*leaving=*/true), nullptr);
+  EXPECT_EQ(nodes_->StateOf(nodes_->nodes().at("a"), 2000), NodeState::kLeft);
+  std::vector<std::string> lost;
+  ASSERT_TRUE(nodes_->Maintain(2000 + 15001, &lost).ok());
+  EXPECT_TRUE(lost.empty()) << "reported lost";
+  EXPECT_EQ(nodes_->StateOf(nodes_->nodes().at("a"), 2000 + 15001), NodeState::kLeft);
+  ASSERT_TRUE(nodes_->SaveAll().ok());
+  Open();
+  EXPECT_EQ(nodes_->StateOf(nodes_->nodes().at("a"), 30000), NodeState::kLeft);
+  ASSERT_NE(nodes_->Touch("a", 30000, &stats), nullptr);  // it speaks again after all
+  EXPECT_EQ(nodes_->StateOf(nodes_->nodes().at("a"), 30000), NodeState::kAlive);
+  ASSERT_NE(nodes_->Touch("a", 31000, &stats, /*leaving=*/true), nullptr);
+  ASSERT_TRUE(nodes_->Maintain(31000 + 100001, &lost).ok());
+  EXPECT_EQ(nodes_->nodes().count("a"), 0u) << "forgotten";
+}
+
 }  // namespace
 }  // namespace pollen::controller

@@ -84,9 +84,23 @@ void WriteNodeStatus(const NodeStatus& n, wire::NodeStatus::Builder b) {
   b.setBuildId(n.build_id);
   b.setHost(n.host);
   b.setWorkers(n.workers);
-  b.setState(n.state == NodeState::kAlive ? wire::NodeState::ALIVE : wire::NodeState::LOST);
+  b.setState(n.state == NodeState::kAlive  ? wire::NodeState::ALIVE
+             : n.state == NodeState::kLeft ? wire::NodeState::LEFT
+                                           : wire::NodeState::LOST);
   b.setLastHeartbeatAgeMs(n.last_heartbeat_age_ms);
   SetStats(n.stats, b.initStats());
+}
+
+// A state this build does not know (a newer controller's) reads as lost: not alive.
+NodeState ReadNodeState(wire::NodeState state) {
+  switch (state) {
+    case wire::NodeState::ALIVE:
+      return NodeState::kAlive;
+    case wire::NodeState::LEFT:
+      return NodeState::kLeft;
+    default:
+      return NodeState::kLost;
+  }
 }
 
 NodeStatus ReadNodeStatus(wire::NodeStatus::Reader r) {
@@ -95,7 +109,7 @@ NodeStatus ReadNodeStatus(wire::NodeStatus::Reader r) {
                     String(r.getBuildId()),
                     String(r.getHost()),
                     r.getWorkers(),
-                    r.getState() == wire::NodeState::ALIVE ? NodeState::kAlive : NodeState::kLost,
+                    ReadNodeState(r.getState()),
                     r.getLastHeartbeatAgeMs(),
                     GetStats(r.getStats())};
 }

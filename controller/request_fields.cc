@@ -195,6 +195,7 @@ void EncodeRequestBody(const Request& request, M::Builder m) {
       auto b = m.initHeartbeat();
       b.setNodeId(r.node_id);
       SetStats(r.stats, b.initStats());
+      b.setLeaving(r.leaving);
     }
     void operator()(const NewInputsRequest& r) {
       auto b = m.initNewInputs();
@@ -265,7 +266,7 @@ std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits
     case M::HEARTBEAT: {
       auto h = m.getHeartbeat();
       if (auto e = CheckNode(h.getNodeId(), limits)) return e;
-      *out = HeartbeatRequest{String(h.getNodeId()), GetStats(h.getStats())};
+      *out = HeartbeatRequest{String(h.getNodeId()), GetStats(h.getStats()), h.getLeaving()};
       return std::nullopt;
     }
     case M::NEW_INPUTS: {

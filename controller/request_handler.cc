@@ -107,8 +107,9 @@ Reply RequestHandler::OnRegister(const RegisterRequest& r, int64_t now_unix_ms) 
 }
 
 Reply RequestHandler::OnHeartbeat(const HeartbeatRequest& r, int64_t now_unix_ms, uint64_t now_ms) {
-  const NodeRecord* node = nodes_->Touch(r.node_id, now_unix_ms, &r.stats);
+  const NodeRecord* node = nodes_->Touch(r.node_id, now_unix_ms, &r.stats, r.leaving);
   if (node == nullptr) return UnknownNode(r.node_id);
+  if (r.leaving) spdlog::info("node '{}' of campaign '{}' left", r.node_id, node->campaign);
   const CampaignRecord* campaign = campaigns_->Find(node->campaign);
   HeartbeatReply reply;
   reply.stop = campaign != nullptr && campaign->stopped;
@@ -157,7 +158,8 @@ Reply RequestHandler::OnListCampaigns(int64_t now_unix_ms) {
   std::map<std::string, std::pair<uint32_t, uint32_t>, std::less<>> counts;  // alive, lost
   for (const auto& [id, node] : nodes_->nodes()) {
     auto& [alive, lost] = counts[node.campaign];
-    (nodes_->StateOf(node, now_unix_ms) == NodeState::kAlive ? alive : lost)++;
+    const NodeState state = nodes_->StateOf(node, now_unix_ms);
+    if (state != NodeState::kLeft) (state == NodeState::kAlive ? alive : lost)++;
   }
   CampaignsReply reply;
   for (const auto& [name, c] : campaigns_->campaigns()) {
@@ -211,7 +213,7 @@ Reply RequestHandler::OnStatus(const StatusRequest& r, int64_t now_unix_ms) {
       c.edges = std::max(c.edges, n.stats.edges);
       c.features = std::max(c.features, n.stats.features);
       c.rss_bytes += n.stats.rss_bytes;
-    } else {
+    } else if (n.state == NodeState::kLost) {
       c.nodes_lost++;
     }
     size_t cost = n.node_id.size() + n.campaign.size() + n.build_id.size() + n.host.size() +

@@ -253,6 +253,26 @@ TEST_F(ControllerLinkTest, RegistersAndItsHeartbeatsCarryTheNodesFigures) {
   EXPECT_GE(link_->session().counters().heartbeats, 2u);
 }
 
+// A node that stops (a run with --time, an interrupt) says so in a last heartbeat: the
+// controller shows it as left, counts it neither alive nor lost, and never reports it lost.
+TEST_F(ControllerLinkTest, ANodeThatStopsSaysItIsLeavingAndIsShownLeftNotLost) {
+  StartController();
+  StartLink();
+  ASSERT_TRUE(TurnUntil([&] {
+    std::optional<controller::NodeStatus> node = NodeInStatus("node-a");
+    return node && node->state == controller::NodeState::kAlive;
+  }));
+  link_->OnStop(feed_);
+  std::optional<controller::NodeStatus> node = NodeInStatus("node-a");
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->state, controller::NodeState::kLeft);
+  auto status = Ask<controller::StatusReply>(controller::StatusRequest{kCampaign});
+  ASSERT_EQ(status.campaigns.size(), 1u);
+  EXPECT_EQ(status.campaigns[0].nodes_alive, 0u);
+  EXPECT_EQ(status.campaigns[0].nodes_lost, 0u);
+  link_.reset();
+}
+
 TEST_F(ControllerLinkTest, LocalEntriesReachTheMergedCorpusAndPeerEntriesDoNot) {
   StartController();
   // The restored corpus: one entry found here, one received from a peer in an earlier run.

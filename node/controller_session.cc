@@ -180,6 +180,7 @@ void ControllerSession::Stop(uint64_t flush_ms) {
     std::lock_guard lock(mu_);
     if (!stopping_) {
       stopping_ = true;
+      leave_ = flush_ms > 0;
       stop_deadline_ms_ = engine::MonotonicMs() + flush_ms;
     }
     wake_.notify_one();
@@ -216,6 +217,12 @@ void ControllerSession::Run() {
     lock.unlock();
     Do(action);
     lock.lock();
+  }
+  // A clean end says so; else the controller would report the node lost a little later.
+  if (leave_ && registered_ && state_ != ControllerState::kRejected) {
+    stop_deadline_ms_ = std::max(stop_deadline_ms_, engine::MonotonicMs() + kLeavingMs);
+    lock.unlock();
+    Heartbeat(/*leaving=*/true);
   }
 }
 
@@ -392,9 +399,10 @@ void ControllerSession::Register() {
   answered_.notify_all();
 }
 
-void ControllerSession::Heartbeat() {
+void ControllerSession::Heartbeat(bool leaving) {
   controller::HeartbeatRequest request;
   request.node_id = options_.registration.node_id;
+  request.leaving = leaving;
   {
     std::lock_guard lock(mu_);
     request.stats = stats_;

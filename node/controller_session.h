@@ -170,8 +170,10 @@ class ControllerSession {
   const ControllerSessionOptions& options() const { return options_; }
 
   // Ends the thread. While registered and something waits to be sent, tries for up to
-  // flush_ms to deliver it first. What is left is counted in counters().*_queued.
+  // flush_ms to deliver it first. What is left is counted in counters().*_queued. With a
+  // flush_ms, a last heartbeat then says the node is leaving (within kLeavingMs more).
   void Stop(uint64_t flush_ms);
+  static constexpr uint64_t kLeavingMs = 500;
 
  private:
   enum class Action { kNone, kRegister, kHeartbeat, kCrash, kInputs, kPullEntries, kPullPushed };
@@ -181,7 +183,9 @@ class ControllerSession {
   Action NextActionLocked(uint64_t now, uint64_t* wake_ms) const;
   void Do(Action action);
   void Register();
-  void Heartbeat();
+  // `leaving`: the last one, sent by a Stop with a flush time (the controller then shows
+  // the node as left, not lost).
+  void Heartbeat(bool leaving = false);
   void SendCrash();
   // A crash too large for a message: pushCrash over a stream (holds the thread meanwhile).
   void StreamCrash(controller::CrashRequest crash);
@@ -228,6 +232,7 @@ class ControllerSession {
   ControllerState state_ = ControllerState::kConnecting;
   ControllerSessionCounters counters_;
   bool stopping_ = false;
+  bool leave_ = false;  // Stop was given a flush time: say goodbye
   uint64_t stop_deadline_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
   uint64_t next_heartbeat_ms_ = 0;

@@ -106,6 +106,7 @@ struct NodeStats {
 struct Heartbeat {
   nodeId @0 :Text;
   stats @1 :NodeStats;
+  leaving @2 :Bool;             # the node's last heartbeat: it ends cleanly (not lost)
 }
 
 # Features travel as in cluster.capnp: ascending ids, each as its difference from the
@@ -234,6 +235,7 @@ struct CampaignList {
 enum NodeState {
   alive @0;
   lost @1;
+  left @2;                      # its last heartbeat said it was ending
 }
 
 struct NodeStatus {
@@ -337,6 +339,7 @@ struct NodeRecord {
   registeredUnixMs @5 :Int64;
   lastSeenUnixMs @6 :Int64;
   stats @7 :NodeStats;
+  left @8 :Bool;
 }
 
 # What a campaign's crash table (storage/) does not hold about a crash.
