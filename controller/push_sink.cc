@@ -90,6 +90,8 @@ Status PushSink::Finish(bool complete) {
     (void)CheckLoss();  // the storage error is the one to report
     return s;
   }
+  // MakeDurable may have found a background ingestion that failed, and dropped entries.
+  if (Status s = CheckLoss(); !s.ok()) return s;
   candidates_.clear();
   if (!complete) return SaveCursor(last_name_);
   Status s = db_->Delete(key_);

@@ -97,6 +97,10 @@ void PushedCorpus::Seal() {
   ingesting_.push_back({last_seq(), bytes_, done.share()});
 }
 
+void PushedCorpus::WaitForIngestions() const {
+  for (const Ingesting& ingesting : ingesting_) ingesting.done.wait();
+}
+
 uint64_t PushedCorpus::durable_seq() const {
   TakeIngested();
   return durable_seq_;
@@ -128,7 +132,7 @@ void PushedCorpus::SettleFailure() {
 Status PushedCorpus::MakeDurable() {
   SettleFailure();
   Seal();
-  for (const Ingesting& ingesting : ingesting_) ingesting.done.wait();
+  WaitForIngestions();
   TakeIngested();
   if (ingesting_.empty()) return Status::Ok();
   Status failed = ingesting_.front().done.get();
@@ -138,7 +142,7 @@ Status PushedCorpus::MakeDurable() {
 
 void PushedCorpus::DropNotDurable() {
   file_.reset();
-  for (const Ingesting& ingesting : ingesting_) ingesting.done.wait();
+  WaitForIngestions();
   TakeIngested();  // those before a failure count
   ingesting_.clear();
   for (uint64_t seq = durable_seq_ + 1; seq <= last_seq(); seq++) seq_of_.erase(HashAt(seq));

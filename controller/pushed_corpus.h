@@ -90,6 +90,9 @@ class PushedCorpus {
   // sync). Afterwards durable_seq() == last_seq(). Errors: storage; the entries not durable
   // are dropped.
   Status MakeDurable();
+  // Waits until the ingestion of every sealed file has ended, ok or not, without looking at
+  // the results (the next Add or MakeDurable does) or sealing the open file: for tests.
+  void WaitForIngestions() const;
   // The bytes of the entries, durable or not.
   uint64_t bytes() const { return bytes_; }
   // The hash of entry `seq`, 1 <= seq <= last_seq().

@@ -166,6 +166,23 @@ TEST_F(PushSinkTest, ADuplicateNeedsItsEarlierEntryDurable) {
   EXPECT_EQ(Cursor(), "");
 }
 
+// A background ingestion that failed before the push ends, found only when the push's end
+// makes everything durable: the push must not be reported complete.
+TEST(PushedCorpusTest, APushWhoseFileFailedInTheBackgroundFails) {
+  TempDir dir;
+  const std::string path = dir.path() + "/pushed";
+  auto pushed = PushedCorpus::Open(path, "json_fuzzer", /*seal_bytes=*/10).value();
+  auto db = RegistryDb::Open(dir.path() + "/registry").value();
+  PushSink sink(pushed.get(), db.get(), "json", "push-1", [] { return int64_t{1}; });
+  ASSERT_TRUE(sink.Commit("r0", "x").ok());  // opens a file
+  BreakOpenFile(path);
+  ASSERT_TRUE(sink.Commit("r1", "0123456789").ok());  // seals it: fails in the background
+  pushed->WaitForIngestions();
+  EXPECT_FALSE(sink.Finish(/*complete=*/true).ok());
+  EXPECT_EQ(pushed->last_seq(), 0u);
+  EXPECT_EQ(PushSink::ReadCursor(*db, "json", "push-1").value(), "") << "nothing durable";
+}
+
 // A failed ingestion drops the entries not durable, those of every push to the campaign:
 // each push whose records were among them fails, its cursor at the last record known
 // durable; a push whose records were all durable is not affected; the numbers are given
