@@ -316,11 +316,9 @@ void ControllerImpl::Tick(uint64_t now_ms) {
   if (Status s = nodes_->Maintain(now, &lost); !s.ok())
     spdlog::error("controller: {}", s.message());
   counters_.nodes_alive = counters_.nodes_lost = 0;
-  for (const auto& [id, node] : nodes_->nodes()) {
-    const NodeState state = nodes_->StateOf(node, now);
-    if (state != NodeState::kLeft) {
-      (state == NodeState::kAlive ? counters_.nodes_alive : counters_.nodes_lost)++;
-    }
+  for (const auto& [campaign, n] : nodes_->CountByCampaign(now)) {
+    counters_.nodes_alive += n.alive;
+    counters_.nodes_lost += n.lost;
   }
   for (const std::string& id : lost) {
     auto it = nodes_->nodes().find(id);

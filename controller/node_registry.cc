@@ -68,6 +68,25 @@ NodeState NodeRegistry::StateOf(const NodeRecord& node, int64_t now_unix_ms) con
   return AgeMs(node, now_unix_ms) > options_.lost_after_ms ? NodeState::kLost : NodeState::kAlive;
 }
 
+std::map<std::string, NodeRegistry::Counts, std::less<>> NodeRegistry::CountByCampaign(
+    int64_t now_unix_ms) const {
+  std::map<std::string, Counts, std::less<>> counts;
+  for (const auto& [id, node] : nodes_) {
+    Counts& c = counts[node.campaign];
+    switch (StateOf(node, now_unix_ms)) {
+      case NodeState::kAlive:
+        c.alive++;
+        break;
+      case NodeState::kLost:
+        c.lost++;
+        break;
+      case NodeState::kLeft:
+        break;
+    }
+  }
+  return counts;
+}
+
 Status NodeRegistry::Maintain(int64_t now_unix_ms, std::vector<std::string>* newly_lost) {
   Status first_error;
   for (auto it = nodes_.begin(); it != nodes_.end();) {

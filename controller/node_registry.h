@@ -54,6 +54,14 @@ class NodeRegistry {
 
   NodeState StateOf(const NodeRecord& node, int64_t now_unix_ms) const;
 
+  // Nodes alive and lost; a node that left counts in neither.
+  struct Counts {
+    uint32_t alive = 0;
+    uint32_t lost = 0;
+  };
+  // The counts of each campaign with a node in the registry, by campaign name.
+  std::map<std::string, Counts, std::less<>> CountByCampaign(int64_t now_unix_ms) const;
+
   // The node's age: how long ago it last spoke (0 if its clock was ahead).
   static uint64_t AgeMs(const NodeRecord& node, int64_t now_unix_ms);
 

@@ -155,18 +155,14 @@ Reply RequestHandler::OnCrash(const CrashRequest& r, int64_t now_unix_ms) {
 }
 
 Reply RequestHandler::OnListCampaigns(int64_t now_unix_ms) {
-  std::map<std::string, std::pair<uint32_t, uint32_t>, std::less<>> counts;  // alive, lost
-  for (const auto& [id, node] : nodes_->nodes()) {
-    auto& [alive, lost] = counts[node.campaign];
-    const NodeState state = nodes_->StateOf(node, now_unix_ms);
-    if (state != NodeState::kLeft) (state == NodeState::kAlive ? alive : lost)++;
-  }
+  std::map<std::string, NodeRegistry::Counts, std::less<>> counts =
+      nodes_->CountByCampaign(now_unix_ms);
   CampaignsReply reply;
   for (const auto& [name, c] : campaigns_->campaigns()) {
-    auto [alive, lost] = counts[name];
+    const NodeRegistry::Counts n = counts[name];
     reply.campaigns.push_back(CampaignSummary{c.name, c.target, c.current_build, c.builds,
-                                              c.options, c.stopped, c.created_unix_ms, alive,
-                                              lost});
+                                              c.options, c.stopped, c.created_unix_ms, n.alive,
+                                              n.lost});
   }
   return reply;
 }
