@@ -3,10 +3,16 @@
 # Idempotent: installed packages are skipped, and apt is not touched when nothing is missing.
 set -euo pipefail
 
+# Build: cmake ninja-build pkg-config g++ clang-14 lld-14 and the -dev libraries.
+# Tests and benchmark smoke runs: llvm-14 (llvm-symbolizer, llvm-profdata, llvm-cov), python3
+# (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
+# git (bench scripts record the commit), util-linux (taskset).
+# scripts/fresh-machine-check.sh proves on a bare Debian 12 root that this list is complete.
 packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev
+  python3 perl git util-linux
 )
 
 missing=()
