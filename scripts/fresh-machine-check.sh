@@ -54,21 +54,32 @@ mkdir -p "$dir"
 tarball=$dir/bookworm-minbase.tar
 if [ ! -s "$tarball" ]; then
   log "building the minbase root ($tarball)"
-  mmdebstrap --quiet --variant=minbase --include=git,ca-certificates,sudo bookworm "$tarball.tmp" \
+  mmdebstrap --quiet --variant=minbase --include=git,ca-certificates,sudo bookworm "$dir/bookworm-minbase.tmp.tar" \
     "deb http://deb.debian.org/debian bookworm main" \
     "deb http://deb.debian.org/debian bookworm-updates main" \
     "deb http://deb.debian.org/debian-security bookworm-security main"
-  mv "$tarball.tmp" "$tarball"
+  mv "$dir/bookworm-minbase.tmp.tar" "$tarball"
 fi
 
 rootfs=$dir/root
-cleanup() {
+# Removes the root only once nothing is mounted under it any more: a bind-mounted /dev or
+# /sys must never be deleted through it.
+unmount_all() {
+  local m
   for m in dev sys proc; do
-    mountpoint -q "$rootfs/$m" && umount -R -l "$rootfs/$m"
+    if mountpoint -q "$rootfs/$m"; then umount -R "$rootfs/$m" || umount -R -l "$rootfs/$m"; fi
   done
+  if grep -q " $rootfs/" /proc/mounts; then
+    echo "ERROR: still mounted under $rootfs; not removing it:" >&2
+    grep " $rootfs/" /proc/mounts >&2
+    return 1
+  fi
+}
+cleanup() {
+  unmount_all || return 0
   if [ "$keep" = 0 ]; then rm -rf "$rootfs"; else log "kept $rootfs"; fi
 }
-for m in dev sys proc; do mountpoint -q "$rootfs/$m" && umount -R -l "$rootfs/$m"; done
+unmount_all
 rm -rf "$rootfs"
 mkdir -p "$rootfs"
 trap cleanup EXIT
