@@ -5,11 +5,14 @@
 #include <cstdio>
 
 #include "broker/broker.h"
+#include "broker/broker_metrics.h"
 #include "broker/curve_keys.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/ops_http.h"
 #include "cli/target_setup.h"
 #include "node/interrupt.h"
+#include "ops/loop_watch.h"
 
 namespace pollen::cli {
 namespace {
@@ -26,6 +29,7 @@ const char kBrokerHelp[] =
     "in (read again when a node connects: adding a node needs no restart). Make keys with\n"
     "`pollen keygen`. --insecure-plaintext lets anybody in, unencrypted: for local use only.\n"
     "Prints a status line every --status-every seconds; Ctrl-C or SIGTERM stops it (exit 0).\n"
+    "With --http=:9100 it serves /healthz, /readyz and /metrics (docs/deploy.md).\n"
     "\n"
     "Flags:\n";
 
@@ -39,7 +43,8 @@ const char kBrokerHelp[] =
   X(uint32_t, max_message_kib, 2048, "largest message accepted, KiB")                       \
   X(uint32_t, peer_timeout, 10, "seconds of silence after which a node counts as gone")     \
   X(uint64_t, dedup_capacity, 262144, "input hashes remembered per campaign for dedup")     \
-  X(uint32_t, io_threads, 2, "ZeroMQ I/O threads (they do the CURVE encryption)")
+  X(uint32_t, io_threads, 2, "ZeroMQ I/O threads (they do the CURVE encryption)")            \
+  X(std::string, http, "", kHttpFlagHelp)
 
 struct BrokerFlags {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
@@ -77,6 +82,7 @@ Status LoadKeys(const std::string& dir, broker::BrokerOptions* options) {
 int BrokerCommand(int argc, char** argv) {
   BrokerFlags flags;
   FlagParser parser("broker");
+  parser.EnableEnvironment();
 #define POLLEN_ADD_FLAG(type, name, def, help) parser.Add(#name, &flags.name, help);
   POLLEN_BROKER_FLAGS(POLLEN_ADD_FLAG)
 #undef POLLEN_ADD_FLAG
@@ -135,7 +141,21 @@ int BrokerCommand(int argc, char** argv) {
                flags.insecure_plaintext ? "PLAIN TEXT: anybody may connect"
                                         : "CURVE, keys in " + flags.keys);
   node::InstallInterruptHandler();
-  broker.Run([] { return node::Interrupted(); });
+  // Ready as soon as it listens, until it is asked to stop.
+  ops::LoopWatch loop;
+  ops::OpsEndpoints endpoints;
+  endpoints.alive = [&loop] { return loop.Check(); };
+  endpoints.ready = [] {
+    return node::Interrupted() ? ops::Probe{false, "stopping"} : ops::Probe{true, "ready"};
+  };
+  endpoints.metrics = [&broker](ops::MetricSet& m) { broker::AddBrokerMetrics(broker.status(), m); };
+  auto http = StartHttp("broker", flags.http, std::move(endpoints));
+  if (!http.ok()) return UsageError(http.status().message());
+  broker.Run([&loop] {
+    loop.Tick();
+    return node::Interrupted();
+  });
+  loop.Ended();
   broker::BrokerStatus final_status = broker.status();
   std::printf("broker stopped: %lu messages in, %lu out, %lu dropped, %lu refused\n",
               static_cast<unsigned long>(final_status.totals.messages_in),

@@ -1,12 +1,18 @@
 // pollen controller --listen=ADDR --data=DIR (--keys=DIR | --insecure-plaintext)
+#include <spdlog/spdlog.h>
+
+#include <atomic>
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/ops_http.h"
 #include "cli/target_setup.h"
 #include "controller/controller.h"
+#include "controller/controller_metrics.h"
 #include "controller/controller_options.h"
 #include "node/interrupt.h"
+#include "ops/loop_watch.h"
 
 namespace pollen::cli {
 namespace {
@@ -25,6 +31,7 @@ const char kControllerHelp[] =
     "holds the .pub file of every node and developer allowed in (read again as they\n"
     "connect). --insecure-plaintext lets anybody in, unencrypted: for local use only.\n"
     "Prints a status line every --status-every seconds; Ctrl-C or SIGTERM stops it (exit 0).\n"
+    "With --http=:9200 it serves /healthz, /readyz and /metrics (docs/deploy.md).\n"
     "\n"
     "Flags:\n";
 
@@ -33,6 +40,7 @@ const char kControllerHelp[] =
 int ControllerCommand(int argc, char** argv) {
   controller::ControllerFlags flags;
   FlagParser parser("controller");
+  parser.EnableEnvironment();
 #define POLLEN_ADD_FLAG(type, name, def, help) parser.Add(#name, &flags.name, help);
   POLLEN_CONTROLLER_FLAGS(POLLEN_ADD_FLAG)
 #undef POLLEN_ADD_FLAG
@@ -50,8 +58,50 @@ int ControllerCommand(int argc, char** argv) {
   }
   Result<controller::ControllerOptions> options = controller::ControllerOptionsFromFlags(flags);
   if (!options.ok()) return UsageError(options.status().message());
+  if (options->status_interval_ms > 0) {
+    options->on_status = [](const controller::ControllerStatus& s) {
+      spdlog::info("controller: {}", controller::FormatStatus(s));
+    };
+  }
+  if (options->allow_plaintext) {
+    spdlog::warn("controller: PLAIN TEXT: anybody may connect, nothing is encrypted");
+  }
   node::InstallInterruptHandler();
-  return controller::RunController(std::move(options.value()), [] { return node::Interrupted(); });
+  // The endpoints come up before the stores open, so that /healthz answers while a large
+  // registry opens; /readyz says ready once the controller serves.
+  std::atomic<controller::Controller*> serving{nullptr};
+  ops::LoopWatch loop;
+  ops::OpsEndpoints endpoints;
+  endpoints.alive = [&loop] { return loop.Check(); };
+  endpoints.ready = [&serving] {
+    if (node::Interrupted()) return ops::Probe{false, "stopping"};
+    if (serving.load() == nullptr) return ops::Probe{false, "opening the data directory"};
+    return ops::Probe{true, "ready"};
+  };
+  endpoints.metrics = [&serving](ops::MetricSet& m) {
+    if (controller::Controller* c = serving.load()) controller::AddControllerMetrics(c->status(), m);
+  };
+  auto http = StartHttp("controller", flags.http, std::move(endpoints));
+  if (!http.ok()) return UsageError(http.status().message());
+
+  auto started = controller::StartController(*options);
+  if (!started.ok()) {
+    std::fprintf(stderr, "ERROR: %s\n", started.status().message().c_str());
+    return kExitUsage;
+  }
+  controller::Controller& controller = *started.value();
+  spdlog::info("controller listening on {} (data in {})", controller.endpoint(), options->data_dir);
+  serving = &controller;
+  controller.Run([&loop] {
+    loop.Tick();
+    return node::Interrupted();
+  });
+  loop.Ended();
+  spdlog::info("controller stopped: {}", controller::FormatStatus(controller.status()));
+  // The endpoints stop before the controller goes: they read it.
+  serving = nullptr;
+  http->reset();
+  return kExitOk;
 }
 
 }  // namespace pollen::cli

@@ -1,6 +1,8 @@
 #include "cli/flag_parser.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <limits>
 
 namespace pollen::cli {
@@ -79,8 +81,29 @@ const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
   return nullptr;
 }
 
+std::string FlagEnvironmentName(const std::string& name) {
+  std::string env = "POLLEN_";
+  for (char c : Underscored(name)) env += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return env;
+}
+
+Status FlagParser::ParseEnvironment() {
+  for (const Flag& flag : flags_) {
+    const std::string variable = FlagEnvironmentName(flag.name);
+    const char* value = std::getenv(variable.c_str());
+    if (value == nullptr) continue;
+    if (Status st = flag.set(value); !st.ok()) {
+      return Status::Error("environment variable " + variable + ": " + st.message());
+    }
+  }
+  return Status::Ok();
+}
+
 Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positional, bool* help) {
   *help = false;
+  if (environment_) {
+    if (Status st = ParseEnvironment(); !st.ok()) return st;
+  }
   bool only_positional = false;
   for (int i = 0; i < argc; i++) {
     std::string arg = argv[i];
@@ -120,6 +143,10 @@ Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positi
 
 std::string FlagParser::Usage() const {
   std::string out;
+  if (environment_) {
+    out += "  (each flag may also be set in the environment: POLLEN_NODE_ID=x for --node-id=x;\n"
+           "   the command line wins)\n";
+  }
   for (const auto& f : flags_) {
     std::string left = "  --" + Dashed(f.name) + (f.is_bool ? "" : "=N");
     if (!f.is_bool && f.default_value.empty()) left = "  --" + Dashed(f.name) + "=PATH";

@@ -23,6 +23,12 @@ class FlagParser {
   void Add(const std::string& name, std::string* v, const std::string& help);
   void Add(const std::string& name, bool* v, const std::string& help);
 
+  // Lets every flag also come from the environment, as POLLEN_ and its name in capitals
+  // (POLLEN_NODE_ID for --node-id): for services configured by Kubernetes. A flag given on
+  // the command line wins over its variable. Off by default: a variable left in a developer's
+  // shell should not change what `pollen fuzz` does.
+  void EnableEnvironment() { environment_ = true; }
+
   // Fills the flags; `positional` gets the rest. Sets *help when --help/-h is given.
   Status Parse(int argc, char** argv, std::vector<std::string>* positional, bool* help);
 
@@ -39,9 +45,16 @@ class FlagParser {
   };
   const Flag* Find(const std::string& name) const;
 
+  Status ParseEnvironment();
+
   std::string command_;
   std::vector<Flag> flags_;
+  bool environment_ = false;
 };
+
+// The environment variable of a flag: POLLEN_ and the name in capitals ("node_id" ->
+// "POLLEN_NODE_ID").
+std::string FlagEnvironmentName(const std::string& name);
 
 // Parses a non-negative decimal integer that fits in `max`.
 Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max, uint64_t* out);

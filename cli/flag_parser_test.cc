@@ -1,9 +1,12 @@
 #include "cli/flag_parser.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -62,6 +65,59 @@ TEST_F(FlagParserTest, NoArgumentsKeepsTheDefaults) {
   EXPECT_TRUE(flags_.verbose);
   EXPECT_THAT(positional_, IsEmpty());
   EXPECT_FALSE(help_);
+}
+
+// Sets environment variables for one test and removes them after it.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(std::vector<std::pair<std::string, std::string>> vars)
+      : vars_(std::move(vars)) {
+    for (const auto& [k, v] : vars_) setenv(k.c_str(), v.c_str(), 1);
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+  ~ScopedEnvironment() {
+    for (const auto& [k, v] : vars_) unsetenv(k.c_str());
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> vars_;
+};
+
+TEST_F(FlagParserTest, EnvironmentIsIgnoredUnlessEnabled) {
+  ScopedEnvironment env({{"POLLEN_MAX_LEN", "77"}, {"POLLEN_KEEP_GOING", "true"}});
+  ASSERT_TRUE(Parse({}).ok());
+  EXPECT_EQ(flags_.max_len, 4096u);
+  EXPECT_FALSE(flags_.keep_going);
+}
+
+TEST_F(FlagParserTest, EnvironmentSetsFlagsAndTheCommandLineWins) {
+  ScopedEnvironment env({{"POLLEN_MAX_LEN", "77"},
+                         {"POLLEN_KEEP_GOING", "true"},
+                         {"POLLEN_VERBOSE", "0"},
+                         {"POLLEN_DICT", "from-env.dict"}});
+  parser_.EnableEnvironment();
+  Status st = Parse({"--dict=from-flag.dict"});
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(flags_.max_len, 77u);
+  EXPECT_TRUE(flags_.keep_going);
+  EXPECT_FALSE(flags_.verbose);
+  EXPECT_EQ(flags_.dict, "from-flag.dict");
+  EXPECT_THAT(parser_.Usage(), HasSubstr("POLLEN_NODE_ID"));
+}
+
+TEST_F(FlagParserTest, BadEnvironmentValueNamesTheVariable) {
+  ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"POLLEN_RUNS", "many"}});
+  parser_.EnableEnvironment();
+  Status st = Parse({});
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("environment variable POLLEN_RUNS"));
+  EXPECT_THAT(st.message(), HasSubstr("'many'"));
+}
+
+TEST(FlagEnvironmentNameTest, CapitalsWithPrefix) {
+  EXPECT_EQ(FlagEnvironmentName("node_id"), "POLLEN_NODE_ID");
+  EXPECT_EQ(FlagEnvironmentName("http"), "POLLEN_HTTP");
 }
 
 TEST_F(FlagParserTest, NameEqualsValue) {

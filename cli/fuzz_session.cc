@@ -99,7 +99,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                "  corpus:       %zu entries, %lu bytes (stored in %s/corpus)\n"
                "  failures:     %lu\n",
                s.stopped       ? "stopped"
-               : s.interrupted ? "interrupted"
+               : s.interrupted ? (node::Terminated() ? "stopped (SIGTERM)" : "interrupted")
                : s.failures    ? "failure found"
                                : "done",
                static_cast<unsigned long>(s.executions), s.seconds,

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/fuzz_session.h"
+#include "cli/ops_http.h"
 #include "cli/target_setup.h"
 #include "controller/controller_client.h"
 #include "controller/safe_name.h"
@@ -23,6 +24,7 @@
 #include "node/controller_session.h"
 #include "node/crash_minimizer.h"
 #include "node/interrupt.h"
+#include "node/node_telemetry.h"
 #include "node/observer_list.h"
 
 namespace pollen::cli {
@@ -55,6 +57,9 @@ const char kNodeHelp[] =
     "broker's and the controller's authorized/ directories need PREFIX.pub), --broker-key the\n"
     "broker's public key and --controller-key the controller's. --insecure-plaintext talks to\n"
     "a broker and a controller started with --insecure-plaintext: local use only.\n"
+    "\n"
+    "With --http=:9300 it serves /healthz, /readyz (ready: fuzzing, and connected to the\n"
+    "broker and the controller it was given) and /metrics (docs/deploy.md).\n"
     "\n"
     "Flags:\n";
 
@@ -226,6 +231,7 @@ int NodeCommand(int argc, char** argv) {
   node::FuzzOptions options;
   node::ClusterOptions cluster;
   FlagParser parser("node");
+  parser.EnableEnvironment();
 #define POLLEN_ADD_FLAG(type, name, def, help) parser.Add(#name, &cluster.name, help);
   POLLEN_NODE_FLAGS(POLLEN_ADD_FLAG)
 #undef POLLEN_ADD_FLAG
@@ -255,11 +261,25 @@ int NodeCommand(int argc, char** argv) {
   // the run cleanly (exit code 130) instead of killing the process.
   node::InstallInterruptHandler();
 
+  // Up before the seeds are read, so that /healthz answers through a long start; it stops
+  // (at the end of this function) before the telemetry it reads goes.
+  node::NodeTelemetry telemetry;
+  ops::OpsEndpoints endpoints;
+  endpoints.alive = [&telemetry] { return telemetry.Alive(); };
+  endpoints.ready = [&telemetry] {
+    return node::Interrupted() ? ops::Probe{false, "stopping"} : telemetry.Ready();
+  };
+  endpoints.metrics = [&telemetry](ops::MetricSet& m) { telemetry.AddMetrics(m); };
+  auto http = StartHttp("node", cluster.http, std::move(endpoints));
+  if (!http.ok()) return UsageError(http.status().message());
+
   // Captures `options` by reference: RunFuzzSession settles max_len before it calls this.
   auto make_observers = [&](const SessionInfo& info)
       -> Result<std::unique_ptr<node::CoordinatorObserver>> {
     const std::string campaign = cluster.campaign.empty() ? info.target_name : cluster.campaign;
     auto observers = std::make_unique<node::ObserverList>();
+    const node::ControllerLink* controller_link = nullptr;
+    const node::ClusterLink* cluster_link = nullptr;
     if (!cluster.controller.empty()) {
       auto link = MakeControllerLink(cluster, options, keys ? &*keys : nullptr, node_id,
                                      campaign, info);
@@ -270,6 +290,7 @@ int NodeCommand(int argc, char** argv) {
                      campaign, campaign);
         return std::unique_ptr<node::CoordinatorObserver>(std::move(link).value());
       }
+      controller_link = link->get();
       observers->Add(std::move(link).value());
     }
     if (!cluster.broker.empty()) {
@@ -290,9 +311,14 @@ int NodeCommand(int argc, char** argv) {
       link.delta_interval_ms = uint64_t{cluster.delta_every} * 1000;
       link.digest_interval_ms = uint64_t{cluster.digest_every} * 1000;
       link.limits = client.limits;
-      observers->Add(std::make_unique<node::ClusterLink>(link, std::move(connected).value(),
-                                                         info.store));
+      auto cluster_observer =
+          std::make_unique<node::ClusterLink>(link, std::move(connected).value(), info.store);
+      cluster_link = cluster_observer.get();
+      observers->Add(std::move(cluster_observer));
     }
+    // Last: it reads what the links did in the same turn.
+    observers->Add(telemetry.MakeObserver({node_id, campaign, info.build_id}, cluster_link,
+                                          controller_link));
     return std::unique_ptr<node::CoordinatorObserver>(std::move(observers));
   };
   return RunFuzzSession("node", options, make_observers);

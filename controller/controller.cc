@@ -347,6 +347,8 @@ void ControllerImpl::DeliverMerges() {
     if (done.report.ok()) {
       const MaintainReport& r = *done.report;
       counters_.merges++;
+      counters_.merge_ms_total += r.duration_ms;
+      counters_.merge_ms_last = r.duration_ms;
       spdlog::info(
           "merged corpus {}: {} -> {} entries ({} superseded), {} features, {} ms, {} "
           "bytes on disk",
@@ -379,27 +381,6 @@ Result<std::unique_ptr<Controller>> StartController(const ControllerOptions& opt
   auto controller = std::make_unique<ControllerImpl>(options);
   if (Status started = controller->Start(); !started.ok()) return started;
   return std::unique_ptr<Controller>(std::move(controller));
-}
-
-int RunController(ControllerOptions options, const std::function<bool()>& should_stop) {
-  if (options.status_interval_ms > 0 && !options.on_status) {
-    options.on_status = [](const ControllerStatus& s) {
-      spdlog::info("controller: {}", FormatStatus(s));
-    };
-  }
-  if (options.allow_plaintext) {
-    spdlog::warn("controller: PLAIN TEXT: anybody may connect, nothing is encrypted");
-  }
-  auto controller = StartController(options);
-  if (!controller.ok()) {
-    std::fprintf(stderr, "ERROR: %s\n", controller.status().message().c_str());
-    return 2;
-  }
-  spdlog::info("controller listening on {} (data in {})", (*controller)->endpoint(),
-               options.data_dir);
-  (*controller)->Run(should_stop);
-  spdlog::info("controller stopped: {}", FormatStatus((*controller)->status()));
-  return 0;
 }
 
 }  // namespace pollen::controller

@@ -52,12 +52,6 @@ class Controller {
 // invalid or in use.
 Result<std::unique_ptr<Controller>> StartController(const ControllerOptions& options);
 
-// `pollen controller`'s body for cli/: starts the controller, logs where it listens, runs it
-// until should_stop returns true (e.g. on SIGINT/SIGTERM), printing a status line every
-// status_interval_ms and the totals at the end. Returns 0, or 2 with an "ERROR:" line when
-// it cannot start.
-int RunController(ControllerOptions options, const std::function<bool()>& should_stop);
-
 }  // namespace pollen::controller
 
 #endif  // POLLEN_CONTROLLER_CONTROLLER_H_

@@ -33,7 +33,9 @@ namespace pollen::controller {
   X(uint32_t, max_streams, 16, "streams (corpus pulls and pushes) served at once")          \
   X(uint32_t, stream_idle_timeout, 60,                                                      \
     "seconds of silence after which a stream's peer is given up (a push keeps its cursor)") \
-  X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")
+  X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")        \
+  X(std::string, http, "",                                                                  \
+    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT")
 
 struct ControllerFlags {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

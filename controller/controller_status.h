@@ -35,6 +35,8 @@ struct ControllerStatus {
   uint64_t nodes_lost = 0;
   uint64_t merges = 0;  // corpus merges done (periodic and on demand)
   uint64_t merge_failures = 0;
+  uint64_t merge_ms_total = 0;  // time the merges done took, together
+  uint64_t merge_ms_last = 0;   // that of the last one
   StreamCounters streams;
 
   uint64_t Errors() const {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "controller/record_names.h"
+#include "engine/clock.h"
 #include "controller/stream_client.h"
 #include "controller/stream_test_util.h"
 #include "transfer/record_codec.h"
@@ -74,7 +76,14 @@ TEST_F(StreamHostileTest, BadNamesInAPushAreAStreamErrorAndTheControllerServesOt
     ASSERT_TRUE(pulled.ok()) << pulled.status().message();
     EXPECT_EQ(sink.records.size(), 301u);  // 300 seeds and the first hostile push's good record
   }
-  const ControllerStatus status = (*controller_)->status();
+  // The last pull's final acknowledgement reaches the controller after PullStream returns:
+  // wait (with a deadline) until its loop has seen it end (failed in a fresh-root CI run).
+  ControllerStatus status = (*controller_)->status();
+  for (const uint64_t deadline = engine::MonotonicMs() + 10000;
+       status.streams.active != 0 && engine::MonotonicMs() < deadline;
+       status = (*controller_)->status()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_EQ(status.streams.failed, 4u);
   EXPECT_EQ(status.streams.active, 0u);
 }
@@ -192,6 +201,11 @@ TEST_F(StreamHostileTest, AnInterruptedPushByAClientThatVanishedResumesAfterTheI
     }
     data.resize(data.size() - 50);  // the client dies in the middle of record 100
     peer->SendStream(transfer::StreamChunk{5, 0, data, false});
+    // The chunk must arrive before the peer goes: a socket closed at once may drop what it
+    // had not sent yet (seen under load), and then there is nothing to resume after.
+    ASSERT_TRUE(WaitUntil([&] {
+      return (*controller_)->status().streams.bytes_received >= data.size();
+    }));
     // It gets no more: its credit and the controller's error go nowhere once it is gone.
   }
   EXPECT_TRUE(WaitUntil([&] { return (*controller_)->status().streams.expired == 1; }));

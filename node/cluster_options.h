@@ -27,7 +27,9 @@ namespace pollen::node {
   X(std::string, node_id, "", "this node's id, unique in the cluster; default HOST-PID-RANDOM") \
   X(uint32_t, delta_every, 3, "seconds between coverage deltas")                               \
   X(uint32_t, digest_every, 10, "seconds between digest pages of this node's own inputs")      \
-  X(uint32_t, controller_every, 2, "seconds between heartbeats to the controller")
+  X(uint32_t, controller_every, 2, "seconds between heartbeats to the controller")             \
+  X(std::string, http, "",                                                                     \
+    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT")
 
 struct ClusterOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

@@ -544,7 +544,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
     if (summary_.failures > 0) {
       summary_.exit_code = 1;
     } else if (summary_.interrupted) {
-      summary_.exit_code = 130;
+      summary_.exit_code = Terminated() ? 0 : 130;
     }
   }
   return summary_;

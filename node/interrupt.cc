@@ -8,9 +8,11 @@ namespace pollen::node {
 namespace {
 
 volatile sig_atomic_t g_interrupts = 0;
+volatile sig_atomic_t g_terminated = 0;  // the first signal was SIGTERM
 int g_pipe[2] = {-1, -1};
 
-void OnSignal(int) {
+void OnSignal(int signo) {
+  if (g_interrupts == 0 && signo == SIGTERM) g_terminated = 1;
   g_interrupts = g_interrupts + 1;
   if (g_interrupts > 1) _exit(130);
   char c = 1;
@@ -31,6 +33,8 @@ void InstallInterruptHandler() {
 }
 
 bool Interrupted() { return g_interrupts > 0; }
+
+bool Terminated() { return g_terminated != 0; }
 
 int InterruptFd() { return g_pipe[0]; }
 

@@ -13,6 +13,11 @@ void InstallInterruptHandler();
 
 bool Interrupted();
 
+// Whether the first signal was SIGTERM: a stop asked for by a service manager (Kubernetes,
+// podman stop, systemd), not by a person at a terminal. A run stopped this way drains as on
+// Ctrl-C and ends with exit code 0 instead of 130 (docs/decisions.md).
+bool Terminated();
+
 // Becomes readable once interrupted; -1 before InstallInterruptHandler.
 int InterruptFd();
 

@@ -11,13 +11,22 @@ set -euo pipefail
 packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
-  libgtest-dev libgmock-dev libzstd-dev liblz4-dev
+  libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
   python3 perl git util-linux
 )
+
+# Programs the tests run that a machine may already have from elsewhere (kubectl from
+# Kubernetes' own packages, node from NodeSource): installed from Debian only when the
+# command is missing, so that apt does not fight over /usr/bin/kubectl or /usr/bin/node.
+# kubectl: tests/k8s renders k8s/ with `kubectl kustomize`; node, npm: its schema checks.
+commands=(kubectl:kubernetes-client node:nodejs npm:npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+for c in "${commands[@]}"; do
+  command -v "${c%%:*}" >/dev/null || missing+=("${c#*:}")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
