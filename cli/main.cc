@@ -31,7 +31,7 @@ const char kUsage[] =
     "  start|stop CAMPAIGN           let a campaign's nodes fuzz, or tell them to stop\n"
     "  crashes list|pull CAMPAIGN    the campaign's distinct crashes; their reproducers\n"
     "\n"
-    "`pollen COMMAND --help` describes each command's flags.\n";
+    "`pollen COMMAND --help` describes each command's flags; `pollen --version` the version.\n";
 
 }  // namespace
 
@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
     return argc < 2 ? pollen::cli::kExitUsage : pollen::cli::kExitOk;
   }
   std::string command = argv[1];
+  if (command == "--version" || command == "version") {
+    std::printf("pollen %s\n", POLLEN_VERSION);
+    return pollen::cli::kExitOk;
+  }
   if (command == "fuzz") return pollen::cli::FuzzCommand(argc - 2, argv + 2);
   if (command == "repro") return pollen::cli::ReproCommand(argc - 2, argv + 2);
   if (command == "minimize") return pollen::cli::MinimizeCommand(argc - 2, argv + 2);

@@ -6,13 +6,16 @@ set -euo pipefail
 # Build: cmake ninja-build pkg-config g++ clang-14 lld-14 and the -dev libraries.
 # Tests and benchmark smoke runs: llvm-14 (llvm-symbolizer, llvm-profdata, llvm-cov), python3
 # (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
-# git (bench scripts record the commit), util-linux (taskset).
+# git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf).
+# The HTTP endpoints: libcpp-httplib-dev, prometheus-cpp-dev. The OCI image and its test
+# (scripts/image/, tests/image/): mmdebstrap, buildah, podman, runc.
 # scripts/fresh-machine-check.sh proves on a bare Debian 12 root that this list is complete.
 packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
-  python3 perl git util-linux
+  python3 perl git util-linux binutils
+  mmdebstrap buildah podman runc
 )
 
 # Programs the tests run that a machine may already have from elsewhere (kubectl from
