@@ -86,6 +86,13 @@ trap cleanup EXIT
 tar -xf "$tarball" -C "$rootfs" --numeric-owner -p
 cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 cp /etc/hosts "$rootfs/etc/hosts"
+# The network's own trust: certificate authorities this machine was given locally (a
+# TLS-inspecting proxy in front of npm's registry, say) are part of the network a bare
+# machine here would be in, not of Pollen's dependencies.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
+  chroot "$rootfs" update-ca-certificates >/dev/null 2>&1 || log "warning: update-ca-certificates failed"
+fi
 mount -t proc proc "$rootfs/proc"
 mount --rbind /sys "$rootfs/sys" && mount --make-rslave "$rootfs/sys"
 mount --rbind /dev "$rootfs/dev" && mount --make-rslave "$rootfs/dev"
