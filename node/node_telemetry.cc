@@ -188,6 +188,14 @@ void NodeTelemetry::AddMetrics(ops::MetricSet& m) const {
     m.Counter("pollen_node_controller_dropped_total",
               "Inputs and crashes dropped on the way to the controller (queue full).",
               D(c.inputs_dropped + c.crashes_dropped));
+    m.Counter("pollen_node_controller_fetched_total",
+              "Inputs pulled from the controller, by source: the merged corpus (when the node "
+              "joins) and pushed inputs.",
+              D(c.fetched), {{"source", "merged"}});
+    m.Counter("pollen_node_controller_fetched_total",
+              "Inputs pulled from the controller, by source: the merged corpus (when the node "
+              "joins) and pushed inputs.",
+              D(c.pushed), {{"source", "pushed"}});
     m.Counter("pollen_node_controller_failed_requests_total",
               "Requests to the controller that got no answer in time.", D(c.failed_requests));
   }

@@ -1,0 +1,456 @@
+#!/usr/bin/python3
+"""ctest k8s_cluster_in_a_box: the dev overlay of k8s/, rendered with `kubectl kustomize`, run
+as a cluster on this machine without Kubernetes.
+
+Each pod of the rendering becomes a process started from its container's args and
+environment (values, the pod name from the downward API, CPU limits, the campaign ConfigMap)
+in a network namespace of its own, on a bridge, with the Services' names in its /etc/hosts
+(a Service is the address of the pod it selects); in a mount namespace of its own it sees a
+read-only root with its volumes mounted where the manifest says: the Secret's items as files
+(mode and group as defaultMode and fsGroup give them), emptyDirs, and a persistent directory
+per volumeClaimTemplate that outlives the pod. It runs as the manifest's user. The image is
+stood in for by the host's /usr with the built pollen, and the target image by a directory
+with the no_bug test target (tests/image/ runs the real images).
+
+Then, as a platform team would: apply (broker, controller, node-0), wait for the probes,
+scale the nodes 1 -> 3 (the new nodes fetch the merged corpus; inputs cross-pollinate),
+3 -> 2 (SIGTERM: the removed node leaves cleanly, exit 0, counted neither alive nor lost),
+SIGKILL a node and start it again on its volume (nothing it had stored is lost), restart the
+controller (the nodes register again; the merged corpus is still there, and a developer host
+pulls it). Prints the time from "apply" to the first cross-pollinated input.
+
+Needs root (network namespaces, mounts); exits 77 saying why when it cannot run.
+Usage: tests/k8s/cluster_in_a_box.py      Environment: POLLEN_BUILD_DIR (default ./build)
+"""
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("POLLEN_BUILD_DIR", os.path.join(ROOT, "build"))
+POLLEN = os.path.join(BUILD, "cli", "pollen")
+TARGET = os.path.join(BUILD, "tests", "no_bug_fuzzer")
+SUBNET = "10.231.47"
+PREFIX = "pib"  # names of namespaces and links: pib-*
+DEADLINE_S = 90
+
+
+def skip(why):
+    print(f"SKIP: {why}")
+    sys.exit(77)
+
+
+def fail(why):
+    print(f"FAIL: {why}", file=sys.stderr)
+    sys.exit(1)
+
+
+def sh(*args, check=True, **kw):
+    return subprocess.run(args, check=check, capture_output=True, text=True, **kw)
+
+
+def wait_until(what, cond, timeout=DEADLINE_S):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def http_get(ip, port, path):
+    try:
+        with urllib.request.urlopen(f"http://{ip}:{port}{path}", timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError as e:
+        return 0, str(e)
+
+
+def sample(metrics, name):
+    m = re.search(r"^" + re.escape(name) + r" (\S+)$", metrics, re.M)
+    return float(m.group(1)) if m else None
+
+
+class Network:
+    """A bridge in namespace pib-sw; the host and each pod on it through a veth pair."""
+
+    def __init__(self):
+        self.next_ip = 2
+        self.namespaces = []
+        sh("ip", "netns", "add", f"{PREFIX}-sw")
+        self.namespaces.append(f"{PREFIX}-sw")
+        sh("ip", "-n", f"{PREFIX}-sw", "link", "add", "br0", "type", "bridge")
+        sh("ip", "-n", f"{PREFIX}-sw", "link", "set", "br0", "up")
+        sh("ip", "link", "add", f"{PREFIX}-host", "type", "veth", "peer", "name", "h0", "netns", f"{PREFIX}-sw")
+        sh("ip", "-n", f"{PREFIX}-sw", "link", "set", "h0", "master", "br0", "up")
+        sh("ip", "addr", "add", f"{SUBNET}.1/24", "dev", f"{PREFIX}-host")
+        sh("ip", "link", "set", f"{PREFIX}-host", "up")
+
+    def add(self, name):
+        """A namespace for pod `name` with its own address; returns (namespace, ip)."""
+        ns, ip = f"{PREFIX}-{name}", f"{SUBNET}.{self.next_ip}"
+        link = f"{PREFIX}v{self.next_ip}"
+        self.next_ip += 1
+        sh("ip", "netns", "add", ns)
+        self.namespaces.append(ns)
+        sh("ip", "link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", ns)
+        sh("ip", "link", "set", link, "netns", f"{PREFIX}-sw")
+        sh("ip", "-n", f"{PREFIX}-sw", "link", "set", link, "master", "br0", "up")
+        sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", "eth0")
+        sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        return ns, ip
+
+    def close(self):
+        sh("ip", "link", "del", f"{PREFIX}-host", check=False)
+        for ns in reversed(self.namespaces):
+            sh("ip", "netns", "del", ns, check=False)
+
+
+class Box:
+    def __init__(self, objects, work):
+        self.objects = objects
+        self.work = work
+        self.net = Network()
+        self.pods = {}  # name -> dict(proc, ip, ns, log, workload)
+        self.ips = {}   # pod name -> ip (kept across restarts)
+        self.rootfs = self.make_rootfs()
+
+    def named(self, kind, name):
+        for o in self.objects:
+            if o["kind"] == kind and o["metadata"]["name"] == name:
+                return o
+        return None
+
+    def make_rootfs(self):
+        """The read-only root every pod sees: /usr from the host, pollen, mount points."""
+        r = os.path.join(self.work, "rootfs")
+        for d in ["usr", "proc", "dev", "tmp", "etc", "pollen", "keys", "data", "target"]:
+            os.makedirs(os.path.join(r, d), exist_ok=True)
+        self.top_dirs = []  # of a system without merged /usr: bound into each pod
+        for link in ["bin", "sbin", "lib", "lib64"]:
+            if os.path.islink("/" + link):
+                os.symlink(os.readlink("/" + link), os.path.join(r, link))
+            elif os.path.isdir("/" + link):
+                os.makedirs(os.path.join(r, link))
+                self.top_dirs.append(link)
+        with open(os.path.join(r, "etc", "passwd"), "w") as f:
+            f.write("root:x:0:0::/root:/usr/sbin/nologin\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n")
+        with open(os.path.join(r, "etc", "group"), "w") as f:
+            f.write("root:x:0:\nnogroup:x:65534:\n")
+        open(os.path.join(r, "etc", "hosts"), "w").close()
+        shutil.copy(POLLEN, os.path.join(r, "pollen", "pollen"))
+        return r
+
+    def hosts_file(self):
+        """Service names -> the address of the pod each selects (no kube-proxy here)."""
+        lines = ["127.0.0.1 localhost"]
+        for svc in [o for o in self.objects if o["kind"] == "Service"]:
+            sel = svc["spec"].get("selector", {})
+            for name, pod in self.pods.items():
+                labels = pod["workload"]["spec"]["template"]["metadata"]["labels"]
+                if all(labels.get(k) == v for k, v in sel.items()):
+                    lines.append(f"{self.ips[name]} {svc['metadata']['name']}")
+                    break
+        return "\n".join(lines) + "\n"
+
+    def start(self, workload, ordinal=None):
+        """Starts the pod of `workload` (a StatefulSet's pod `ordinal`)."""
+        name = workload["metadata"]["name"] + (f"-{ordinal}" if ordinal is not None else "")
+        if name not in self.ips:
+            _, self.ips[name] = self.net.add(name)
+        ns = f"{PREFIX}-{name}"
+        spec = workload["spec"]["template"]["spec"]
+        (c,) = spec["containers"]
+        psc = spec.get("securityContext", {})
+        user, group = c.get("securityContext", {}).get("runAsUser", psc.get("runAsUser")), psc.get("runAsGroup", 0)
+        fs_group = psc.get("fsGroup")
+        if not user:
+            fail(f"{name} would run as root")
+        pod_dir = os.path.join(self.work, "pods", name)
+        os.makedirs(pod_dir, exist_ok=True)
+        volumes = {}
+        for v in spec.get("volumes", []):
+            vdir = os.path.join(pod_dir, "volumes", v["name"])
+            shutil.rmtree(vdir, ignore_errors=True)  # everything but a claim is new per pod start
+            os.makedirs(vdir)
+            if "secret" in v:
+                secret = self.named("Secret", v["secret"]["secretName"])
+                if secret is None:
+                    fail(f"{name}: no Secret {v['secret']['secretName']}")
+                mode = v["secret"].get("defaultMode", 0o644)
+                items = v["secret"].get("items") or [{"key": k, "path": k} for k in secret["data"]]
+                for item in items:
+                    path = os.path.join(vdir, item["path"])
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "wb") as f:
+                        f.write(base64.b64decode(secret["data"][item["key"]]))
+                    os.chmod(path, mode)
+                    if fs_group is not None:
+                        os.chown(path, 0, fs_group)
+                for d, _, _ in os.walk(vdir):
+                    os.chmod(d, 0o755)
+            elif "emptyDir" in v:
+                os.chmod(vdir, 0o1777)
+            volumes[v["name"]] = vdir
+        for t in workload["spec"].get("volumeClaimTemplates", []):
+            vdir = os.path.join(self.work, "claims", f"{t['metadata']['name']}-{name}")
+            if not os.path.isdir(vdir):
+                os.makedirs(vdir)
+                os.chown(vdir, 0, fs_group or 0)
+                os.chmod(vdir, 0o2775)
+            volumes[t["metadata"]["name"]] = vdir
+
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
+        for ef in c.get("envFrom", []):
+            cm = self.named("ConfigMap", ef["configMapRef"]["name"])
+            if cm is None:
+                fail(f"{name}: no ConfigMap {ef['configMapRef']['name']}")
+            env.update(cm["data"])
+        for e in c.get("env", []):
+            if "value" in e:
+                env[e["name"]] = e["value"]
+            elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.name":
+                env[e["name"]] = name
+            elif e.get("valueFrom", {}).get("resourceFieldRef", {}).get("resource") == "limits.cpu":
+                cpu = str(c["resources"]["limits"]["cpu"])
+                env[e["name"]] = str(-(-int(cpu[:-1]) // 1000) if cpu.endswith("m") else int(float(cpu) + 0.999))
+            else:
+                fail(f"{name}: env {e['name']} has a source this box does not know")
+
+        with open(os.path.join(pod_dir, "hosts"), "w") as f:
+            f.write(self.hosts_file())
+        r = self.rootfs
+        mounts = [f"mount --bind {r} {r}", f"mount -o remount,bind,ro {r}",
+                  f"mount --rbind /usr {r}/usr", f"mount -o remount,bind,ro {r}/usr",
+                  f"mount -t proc proc {r}/proc", f"mount --rbind /dev {r}/dev",
+                  f"mount --bind {pod_dir}/hosts {r}/etc/hosts"]
+        for d in self.top_dirs:
+            mounts += [f"mount --rbind /{d} {r}/{d}", f"mount -o remount,bind,ro {r}/{d}"]
+        image = c["image"]
+        if "target" in image:
+            mounts.append(f"mount --bind {self.target_dir} {r}/target")
+        for m in c.get("volumeMounts", []):
+            if m["name"] not in volumes:
+                fail(f"{name}: mount {m['name']} has no volume")
+            if not os.path.isdir(r + m["mountPath"]):
+                fail(f"{name}: nothing at {m['mountPath']} in the image to mount on")
+            mounts.append(f"mount --bind {volumes[m['name']]} {r}{m['mountPath']}")
+            if m.get("readOnly"):
+                mounts.append(f"mount -o remount,bind,ro {r}{m['mountPath']}")
+        args = " ".join(f"'{a}'" for a in c["args"])
+        envs = " ".join(f"'{k}={v}'" for k, v in env.items())
+        script = "set -e; " + "; ".join(mounts) + \
+            f"; exec env -i {envs} /usr/sbin/chroot --userspec={user}:{group} {r} /pollen/pollen {args}"
+        log = open(os.path.join(pod_dir, "log"), "ab")
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, "unshare", "--mount", "--propagation", "private",
+                                 "sh", "-c", script], stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        http = next(p["containerPort"] for p in c["ports"] if p["name"] == "http")
+        self.pods[name] = {"proc": proc, "ip": self.ips[name], "ns": ns, "workload": workload,
+                           "log": os.path.join(pod_dir, "log"), "http": http,
+                           "grace": spec.get("terminationGracePeriodSeconds", 30),
+                           "data": volumes.get("data")}
+        return name
+
+    def output(self, name):
+        with open(self.pods[name]["log"], errors="replace") as f:
+            return f.read()
+
+    def get(self, name, path):
+        p = self.pods[name]
+        return http_get(p["ip"], p["http"], path)
+
+    def wait_ready(self, name):
+        wait_until(f"{name} /readyz", lambda: self.get(name, "/readyz")[0] == 200 or
+                   (self.pods[name]["proc"].poll() is not None and
+                    fail(f"{name} exited {self.pods[name]['proc'].returncode}:\n{self.output(name)[-3000:]}")))
+
+    def stop(self, name, sig=signal.SIGTERM):
+        """Kubernetes' stop: SIGTERM, then SIGKILL after the grace period. Returns the code."""
+        p = self.pods[name]
+        p["proc"].send_signal(sig)
+        try:
+            return p["proc"].wait(timeout=p["grace"])
+        except subprocess.TimeoutExpired:
+            p["proc"].kill()
+            p["proc"].wait()
+            fail(f"{name} did not stop within its grace period of {p['grace']} s")
+
+    def close(self):
+        for p in self.pods.values():
+            if p["proc"].poll() is None:
+                p["proc"].kill()
+                p["proc"].wait()
+        self.net.close()
+
+
+def corpus(data_dir):
+    """hash -> origin of the store in a node's volume (read-only while it runs)."""
+    r = sh(POLLEN, "corpus", "ls", data_dir, check=False)
+    entries = {}
+    for line in r.stdout.splitlines() if r.returncode == 0 else []:
+        parts = line.split()
+        if len(parts) >= 4 and re.fullmatch(r"[0-9a-f]{40}", parts[0]):
+            entries[parts[0]] = parts[3]
+    return entries
+
+
+def main():
+    if os.geteuid() != 0:
+        skip("needs root: network namespaces (ip netns) and mounts")
+    for tool in ["ip", "unshare", "chroot", "kubectl"]:
+        if shutil.which(tool) is None:
+            fail(f"{tool} is missing: scripts/setup.sh installs it")
+    probe = sh("ip", "netns", "add", f"{PREFIX}-probe", check=False)
+    if probe.returncode != 0:
+        skip(f"network namespaces do not work here: {probe.stderr.strip()}")
+    sh("ip", "netns", "del", f"{PREFIX}-probe")
+    for f in [POLLEN, TARGET]:
+        if not os.access(f, os.X_OK):
+            fail(f"{f} missing: build first")
+
+    work = tempfile.mkdtemp(prefix="cluster_in_a_box.")
+    os.chmod(work, 0o755)
+    box = None
+    try:
+        # Render the dev overlay as an operator would, with the campaign set for this box.
+        k8s = os.path.join(work, "k8s")
+        shutil.copytree(os.path.join(ROOT, "k8s"), k8s, ignore=shutil.ignore_patterns("keys"))
+        sh("bash", os.path.join(k8s, "make-keys.sh"), os.path.join(k8s, "overlays", "dev"),
+           env=dict(os.environ, POLLEN=POLLEN))
+        box_overlay = os.path.join(k8s, "overlays", "box")
+        os.makedirs(box_overlay)
+        with open(os.path.join(box_overlay, "kustomization.yaml"), "w") as f:
+            f.write("bases:\n- ../dev\nconfigMapGenerator:\n- name: pollen-campaign\n  behavior: merge\n"
+                    "  literals:\n  - POLLEN_CAMPAIGN=box\n  - POLLEN_MAX_LEN=1024\n"
+                    "  - POLLEN_DELTA_EVERY=1\n  - POLLEN_DIGEST_EVERY=2\n")
+        rendered = sh("kubectl", "kustomize", box_overlay).stdout
+        objects = json.loads(sh("/usr/bin/python3", "-c",
+                                "import sys, json, yaml; print(json.dumps([o for o in yaml.safe_load_all(sys.stdin) if o]))",
+                                input=rendered).stdout)
+        kinds = sorted({o["kind"] for o in objects})
+        print(f"rendered dev overlay: {len(objects)} objects ({', '.join(kinds)})")
+
+        box = Box(objects, work)
+        box.target_dir = os.path.join(work, "target")
+        os.makedirs(os.path.join(box.target_dir, "seeds"))
+        shutil.copy(TARGET, os.path.join(box.target_dir, "fuzzer"))
+        open(os.path.join(box.target_dir, "fuzzer.dict"), "w").close()
+        with open(os.path.join(box.target_dir, "seeds", "seed"), "w") as f:
+            f.write("hello")
+        for root_dir, dirs, files in os.walk(box.target_dir):
+            os.chmod(root_dir, 0o755)
+        broker_w = box.named("Deployment", "pollen-broker")
+        controller_w = box.named("StatefulSet", "pollen-controller")
+        node_w = box.named("StatefulSet", "pollen-node")
+        if not (broker_w and controller_w and node_w):
+            fail("the rendering lacks the broker, the controller or the nodes")
+        replicas = node_w["spec"]["replicas"]
+
+        # Apply: every pod at once, as the API server would create them.
+        t0 = time.monotonic()
+        broker = box.start(broker_w)
+        controller = box.start(controller_w, 0)
+        nodes = [box.start(node_w, i) for i in range(replicas)]
+        for name in [broker, controller] + nodes:
+            box.wait_ready(name)
+            for path in ["/healthz", "/metrics"]:
+                code, _ = box.get(name, path)
+                if code != 200:
+                    fail(f"{name} {path}: {code}")
+        print(f"apply: {replicas} node(s) ready in {time.monotonic() - t0:.1f} s; every probe answers")
+
+        # Scale 1 -> 3.
+        nodes += [box.start(node_w, i) for i in range(len(nodes), 3)]
+        for name in nodes:
+            box.wait_ready(name)
+
+        def cross_pollinated():
+            for n in nodes:
+                if any(o.startswith("peer:") for o in corpus(box.pods[n]["data"]).values()):
+                    return n
+            return None
+        first = wait_until("an input found by one node in another's corpus", cross_pollinated)
+        print(f"scaled to 3; first cross-pollinated input (in {first}) {time.monotonic() - t0:.1f} s after apply")
+        # The new nodes pulled the merged corpus from the controller when they joined (this
+        # target saturates in a second, so a node may hold every entry already by then).
+        for n in nodes[1:]:
+            fetched = wait_until(f"{n} to pull the merged corpus", lambda: sample(
+                box.get(n, "/metrics")[1], 'pollen_node_controller_fetched_total{source="merged"}'))
+            print(f"  {n}: pulled {fetched:.0f} inputs of the merged corpus when it joined")
+
+        def controller_nodes(state):
+            return sample(box.get(controller, "/metrics")[1], f'pollen_controller_nodes{{state="{state}"}}')
+        wait_until("3 nodes alive at the controller", lambda: controller_nodes("alive") == 3)
+
+        # Scale 3 -> 2: the last pod gets SIGTERM and leaves cleanly.
+        gone = nodes.pop()
+        code = box.stop(gone)
+        if code != 0:
+            fail(f"{gone} exited {code} after SIGTERM:\n{box.output(gone)[-2000:]}")
+        wait_until("2 nodes alive and none lost", lambda: controller_nodes("alive") == 2)
+        if controller_nodes("lost") != 0:
+            fail("the removed node counts as lost")
+        print(f"scaled to 2: {gone} left (exit 0), controller: 2 alive, 0 lost")
+
+        # SIGKILL a node; started again on its volume, it has everything it had stored.
+        victim = nodes[1]
+        box.stop(victim, signal.SIGKILL)
+        before = corpus(box.pods[victim]["data"])
+        if not before:
+            fail(f"{victim} had no corpus on its volume")
+        box.start(node_w, 1)
+        box.wait_ready(victim)
+        after = corpus(box.pods[victim]["data"])
+        missing = set(before) - set(after)
+        if missing:
+            fail(f"{victim} lost {len(missing)} of {len(before)} entries over a SIGKILL")
+        print(f"SIGKILLed {victim} and started it on its volume: {len(before)} entries kept")
+
+        # Restart the controller: the nodes register again, its merged corpus is still there.
+        code = box.stop(controller)
+        if code != 0:
+            fail(f"controller exited {code} after SIGTERM")
+        box.start(controller_w, 0)
+        box.wait_ready(controller)
+        wait_until("both nodes registered again", lambda: controller_nodes("alive") == 2)
+        for n in nodes:
+            box.wait_ready(n)
+        pulled = os.path.join(work, "pulled")
+        keys = os.path.join(k8s, "overlays", "dev", "keys")
+        r = sh(POLLEN, "corpus", "pull", "--campaign=box", f"--controller=tcp://{box.ips[controller]}:7200",
+               f"--key={keys}/operator", f"--controller-key={keys}/controller.pub", pulled, check=False)
+        if r.returncode != 0 or not os.listdir(pulled):
+            fail(f"corpus pull after the controller's restart: {r.stdout}{r.stderr}")
+        print(f"restarted the controller: 2 nodes registered again; {len(os.listdir(pulled))} inputs pulled from it")
+
+        for n in nodes + [broker, controller]:
+            code = box.stop(n)
+            if code != 0:
+                fail(f"{n} exited {code} after SIGTERM:\n{box.output(n)[-2000:]}")
+        print("cluster in a box: OK")
+    finally:
+        if box is not None:
+            box.close()
+        if os.environ.get("POLLEN_KEEP_BOX"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
