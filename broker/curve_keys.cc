@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -115,6 +116,13 @@ Result<std::map<std::string, std::string>> ReadAuthorizedKeys(const std::string&
     keys.emplace(key.value(), name.substr(0, name.size() - 4));
   }
   return keys;
+}
+
+void WarnIfKeyExposed(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXO | S_IWGRP)) != 0) {
+    spdlog::warn("{} can be read by other users: chmod 600 it (or 440 for a group)", path);
+  }
 }
 
 }  // namespace pollen::broker

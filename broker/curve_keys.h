@@ -33,6 +33,11 @@ Result<std::string> ReadPublicKey(const std::string& path);
 // The pair from a .key file (the public half derived from the secret).
 Result<CurveKeyPair> ReadSecretKey(const std::string& path);
 
+// Logs a warning when users outside the file's owner and group may read the secret key file
+// `path`, or its group may write it. Group read is fine: Kubernetes gives a Secret to a
+// non-root container through the pod's fsGroup (mode 0440, group fsGroup).
+void WarnIfKeyExposed(const std::string& path);
+
 // Every "*.pub" file of `dir`, by public key, each mapped to its file name without ".pub"
 // (a readable name for logs). A file that is not a valid key is an error naming it.
 Result<std::map<std::string, std::string>> ReadAuthorizedKeys(const std::string& dir);

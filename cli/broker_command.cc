@@ -60,10 +60,7 @@ Status LoadKeys(const std::string& dir, broker::BrokerOptions* options) {
     return Status::Error(keys.status().message() + " (make it with: pollen keygen " + dir +
                          "/broker)");
   }
-  struct stat st;
-  if (stat(key_file.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-    spdlog::warn("{} can be read by other users: chmod 600 it", key_file);
-  }
+  broker::WarnIfKeyExposed(key_file);
   options->secret_key = keys->secret_key;
   options->authorized_dir = dir + "/authorized";
   auto authorized = broker::ReadAuthorizedKeys(options->authorized_dir);

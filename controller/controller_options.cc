@@ -69,10 +69,7 @@ Result<ControllerOptions> ControllerOptionsFromFlags(const ControllerFlags& flag
     return Status::Error(keys.status().message() + " (make it with: pollen keygen " + flags.keys +
                          "/controller)");
   }
-  struct stat st;
-  if (stat(key_file.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-    spdlog::warn("{} can be read by other users: chmod 600 it", key_file);
-  }
+  broker::WarnIfKeyExposed(key_file);
   options.secret_key = keys->secret_key;
   options.authorized_dir = flags.keys + "/authorized";
   auto authorized = broker::ReadAuthorizedKeys(options.authorized_dir);
