@@ -90,8 +90,10 @@ std::string FlagEnvironmentName(const std::string& name) {
 Status FlagParser::ParseEnvironment() {
   for (const Flag& flag : flags_) {
     const std::string variable = FlagEnvironmentName(flag.name);
+    // Empty counts as unset: `POLLEN_INSECURE_PLAINTEXT=` must not turn plain text on, as
+    // a bare --insecure-plaintext would.
     const char* value = std::getenv(variable.c_str());
-    if (value == nullptr) continue;
+    if (value == nullptr || value[0] == '\0') continue;
     if (Status st = flag.set(value); !st.ok()) {
       return Status::Error("environment variable " + variable + ": " + st.message());
     }

@@ -115,6 +115,14 @@ TEST_F(FlagParserTest, BadEnvironmentValueNamesTheVariable) {
   EXPECT_THAT(st.message(), HasSubstr("'many'"));
 }
 
+TEST_F(FlagParserTest, AnEmptyEnvironmentVariableIsUnset) {
+  ScopedEnvironment env({{"POLLEN_KEEP_GOING", ""}, {"POLLEN_MAX_LEN", ""}});
+  parser_.EnableEnvironment();
+  ASSERT_TRUE(Parse({}).ok());
+  EXPECT_FALSE(flags_.keep_going);  // a bare --keep-going would set it
+  EXPECT_EQ(flags_.max_len, 4096u);
+}
+
 TEST(FlagEnvironmentNameTest, CapitalsWithPrefix) {
   EXPECT_EQ(FlagEnvironmentName("node_id"), "POLLEN_NODE_ID");
   EXPECT_EQ(FlagEnvironmentName("http"), "POLLEN_HTTP");

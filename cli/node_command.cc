@@ -263,7 +263,10 @@ int NodeCommand(int argc, char** argv) {
 
   // Up before the seeds are read, so that /healthz answers through a long start; it stops
   // (at the end of this function) before the telemetry it reads goes.
-  node::NodeTelemetry telemetry;
+  const uint32_t workers =
+      options.workers != 0 ? options.workers
+                           : static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  node::NodeTelemetry telemetry(node::LoopStallBudgetMs(workers, options.minimize_time));
   ops::OpsEndpoints endpoints;
   endpoints.alive = [&telemetry] { return telemetry.Alive(); };
   endpoints.ready = [&telemetry] {

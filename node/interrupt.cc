@@ -4,17 +4,20 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+
 namespace pollen::node {
 namespace {
 
-volatile sig_atomic_t g_interrupts = 0;
-volatile sig_atomic_t g_terminated = 0;  // the first signal was SIGTERM
+// Lock-free atomics: safe in a signal handler, and read by other threads (the HTTP probes).
+std::atomic<int> g_interrupts{0};
+std::atomic<int> g_terminated{0};  // the first signal was SIGTERM
+static_assert(std::atomic<int>::is_always_lock_free);
 int g_pipe[2] = {-1, -1};
 
 void OnSignal(int signo) {
-  if (g_interrupts == 0 && signo == SIGTERM) g_terminated = 1;
-  g_interrupts = g_interrupts + 1;
-  if (g_interrupts > 1) _exit(130);
+  if (g_interrupts.load() == 0 && signo == SIGTERM) g_terminated.store(1);
+  if (g_interrupts.fetch_add(1) + 1 > 1) _exit(130);
   char c = 1;
   ssize_t ignored = write(g_pipe[1], &c, 1);
   (void)ignored;

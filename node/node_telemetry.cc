@@ -109,7 +109,11 @@ NodeSnapshot NodeTelemetry::snapshot() const {
   return snapshot_;
 }
 
-ops::Probe NodeTelemetry::Alive() const { return loop_.Check(); }
+ops::Probe NodeTelemetry::Alive() const { return loop_.Check(max_stall_ms_); }
+
+uint64_t LoopStallBudgetMs(uint32_t workers, uint32_t minimize_time_s) {
+  return ops::kMaxLoopStallMs + uint64_t{minimize_time_s} * 1000 * (uint64_t{workers} + 1);
+}
 
 ops::Probe NodeTelemetry::Ready() const {
   const NodeSnapshot s = snapshot();

@@ -59,6 +59,11 @@ struct NodeSnapshot {
 
 class NodeTelemetry {
  public:
+  // /healthz fails once the coordinator's loop has not turned for max_stall_ms: more than
+  // any turn may take, minimizing new crashes inline included (LoopStallBudgetMs).
+  explicit NodeTelemetry(uint64_t max_stall_ms = ops::kMaxLoopStallMs)
+      : max_stall_ms_(max_stall_ms) {}
+
   // An observer to add after the links (so it reads what they did in the same turn); the
   // links (either may be null) must outlive it. Make one per run.
   std::unique_ptr<CoordinatorObserver> MakeObserver(NodeIdentity identity,
@@ -75,10 +80,16 @@ class NodeTelemetry {
   class Observer;
   void Publish(const NodeSnapshot& snapshot);
 
+  const uint64_t max_stall_ms_;
   ops::LoopWatch loop_;
   mutable std::mutex mu_;
   NodeSnapshot snapshot_;
 };
+
+// The longest a healthy coordinator's loop turn may take: ops::kMaxLoopStallMs, plus the
+// crash minimizations a turn may run inline (each up to minimize_time_s: one per worker that
+// found a new failure in that turn, and one the controller asked for).
+uint64_t LoopStallBudgetMs(uint32_t workers, uint32_t minimize_time_s);
 
 }  // namespace pollen::node
 

@@ -54,20 +54,30 @@ std::string RunCapture(const std::vector<std::string>& args) {
 
 }  // namespace
 
-const std::string& SymbolizerPath() {
-  static const std::string path = [] {
+const Symbolizer& FindSymbolizer() {
+  static const Symbolizer found = [] {
     for (const char* p : {"/usr/lib/llvm-14/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer-14",
                           "/usr/bin/llvm-symbolizer"}) {
-      if (access(p, X_OK) == 0) return std::string(p);
+      if (access(p, X_OK) == 0) return Symbolizer{Symbolizer::Kind::kLlvm, p};
     }
-    return std::string();
+    for (const char* p : {"/usr/bin/addr2line", "/usr/bin/x86_64-linux-gnu-addr2line"}) {
+      if (access(p, X_OK) == 0) return Symbolizer{Symbolizer::Kind::kAddr2line, p};
+    }
+    return Symbolizer{};
   }();
-  return path;
+  return found;
 }
 
 std::string SymbolizeReport(const std::string& report) {
-  if (SymbolizerPath().empty()) return report;
-  static const std::regex kRaw(R"(^(\s*#\d+ 0x[0-9a-fA-F]+) \((/[^+()]+)\+0x([0-9a-fA-F]+)\)$)");
+  return SymbolizeReportWith(FindSymbolizer(), report);
+}
+
+std::string SymbolizeReportWith(const Symbolizer& symbolizer, const std::string& report) {
+  if (symbolizer.kind == Symbolizer::Kind::kNone) return report;
+  // Pollen's runtime: "#N 0xPC (MODULE+0xOFF)"; a sanitizer without a symbolizer of its own:
+  // "#N 0xPC  (MODULE+0xOFF) (BuildId: HEX)".
+  static const std::regex kRaw(
+      R"(^(\s*#\d+ 0x[0-9a-fA-F]+) +\((/[^+()]+)\+0x([0-9a-fA-F]+)\)( \(BuildId: [0-9a-fA-F]+\))?$)");
   std::vector<std::string> lines;
   {
     std::istringstream in(report);
@@ -80,17 +90,21 @@ std::string SymbolizeReport(const std::string& report) {
     std::smatch m;
     if (std::regex_match(lines[i], m, kRaw)) todo[m[2].str()].push_back({i, m[3].str()});
   }
+  const bool llvm = symbolizer.kind == Symbolizer::Kind::kLlvm;
   for (auto& [module, frames] : todo) {
-    std::vector<std::string> args{SymbolizerPath(), "--obj=" + module, "--no-inlines",
-                                  "--demangle", "--output-style=LLVM"};
+    // llvm-symbolizer: one block per address, "function\nfile:line:col\n\n"; addr2line -f:
+    // "function\nfile:line\n" ("??" and "??:0" or "??:?" when unknown).
+    std::vector<std::string> args =
+        llvm ? std::vector<std::string>{symbolizer.path, "--obj=" + module, "--no-inlines",
+                                        "--demangle", "--output-style=LLVM"}
+             : std::vector<std::string>{symbolizer.path, "-e", module, "-f", "-C"};
     for (auto& f : frames) args.push_back("0x" + f.second);
     std::string out = RunCapture(args);
-    // One block per address: "function\nfile:line:col\n\n".
     std::istringstream in(out);
     for (auto& f : frames) {
       std::string func, loc, blank;
       if (!std::getline(in, func) || !std::getline(in, loc)) break;
-      std::getline(in, blank);
+      if (llvm) std::getline(in, blank);
       if (func == "??") continue;
       std::smatch m;
       std::regex_match(lines[f.first], m, kRaw);

@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "node/symbolizer.h"
 
 extern char** environ;
 
@@ -66,9 +69,18 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
                         std::to_string(options.max_features));
   // Leaks are not failures by default (as with libFuzzer's -detect_leaks=0 in fork mode);
   // UBSan findings are.
+  // The sanitizers symbolize with the symbolizer Pollen found (node/symbolizer.h): on a
+  // machine with addr2line only (Pollen's image) they would find none, and crash signatures
+  // would differ from a developer's. They run addr2line with -i: inlined frames included.
+  const Symbolizer& symbolizer = FindSymbolizer();
+  const std::string symbolizer_option =
+      symbolizer.path.empty() ? "" : ":external_symbolizer_path=" + symbolizer.path;
   AddDefault(&env_strings, "ASAN_OPTIONS",
-             "detect_leaks=0:allocator_may_return_null=1:handle_abort=0:symbolize=1");
-  AddDefault(&env_strings, "UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1:symbolize=1");
+             ("detect_leaks=0:allocator_may_return_null=1:handle_abort=0:symbolize=1" +
+              symbolizer_option)
+                 .c_str());
+  AddDefault(&env_strings, "UBSAN_OPTIONS",
+             ("halt_on_error=1:print_stacktrace=1:symbolize=1" + symbolizer_option).c_str());
 
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());

@@ -65,10 +65,16 @@ rootfs=$dir/root
 # Removes the root only once nothing is mounted under it any more: a bind-mounted /dev or
 # /sys must never be deleted through it.
 unmount_all() {
+  # Everything mounted under the root (tests mount netns files under run/), deepest first,
+  # then the root's own bind mount.
   local m
+  for m in $(awk -v r="$rootfs/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done
   for m in dev sys proc; do
     if mountpoint -q "$rootfs/$m"; then umount -R "$rootfs/$m" || umount -R -l "$rootfs/$m"; fi
   done
+  while mountpoint -q "$rootfs" 2>/dev/null; do umount "$rootfs" || umount -l "$rootfs"; done
   if grep -q " $rootfs/" /proc/mounts; then
     echo "ERROR: still mounted under $rootfs; not removing it:" >&2
     grep " $rootfs/" /proc/mounts >&2
@@ -93,6 +99,9 @@ if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/"
   chroot "$rootfs" update-ca-certificates >/dev/null 2>&1 || log "warning: update-ca-certificates failed"
 fi
+# The root is a mount point, as on a machine: `ip netns` and buildah remount / (make it a
+# slave, or private), which fails on a directory that is not one.
+mount --bind "$rootfs" "$rootfs"
 mount -t proc proc "$rootfs/proc"
 mount --rbind /sys "$rootfs/sys" && mount --make-rslave "$rootfs/sys"
 mount --rbind /dev "$rootfs/dev" && mount --make-rslave "$rootfs/dev"

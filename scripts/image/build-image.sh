@@ -2,9 +2,11 @@
 # Builds Pollen's OCI image without a Docker daemon (docs/deploy.md, "The image"):
 #   1. builds `pollen` (scripts/build.sh) and strips its debug info;
 #   2. a distroless-style root with `mmdebstrap --variant=extract`: only the Debian packages
-#      that hold the shared libraries pollen needs (found with ldd and dpkg -S), base-files
-#      and netbase; no shell, no package manager; /etc/passwd with the unprivileged user
-#      65534 the image runs as; pollen at /usr/local/bin/pollen, the entrypoint;
+#      that hold the shared libraries pollen needs (found with ldd and dpkg -S),
+#      llvm-symbolizer with its own, base-files and netbase; no shell, no package manager
+#      (nothing under /usr/bin but tini, the PID 1 that reaps the targets' orphans and passes
+#      SIGTERM on); /etc/passwd with the unprivileged user
+#      65534 the image runs as; pollen at /usr/local/bin/pollen, the entrypoint (under tini);
 #   3. one squashed layer with buildah (vfs storage under the build directory), written as
 #      an OCI archive whose bytes depend only on the commit and the Debian package versions
 #      (SOURCE_DATE_EPOCH = the commit's time, names sorted, owners and mtimes fixed).
@@ -44,12 +46,25 @@ mkdir -p "$work"
 objcopy --strip-debug "$build/cli/pollen" "$work/pollen"
 touch -d "@$epoch" "$work/pollen"
 
-# 2. The packages holding its shared libraries.
-packages=$(ldd "$work/pollen" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | while read -r lib; do
-  for path in "$lib" "$(readlink -f "$lib")" "/usr$lib" "${lib#/usr}"; do
-    if owner=$(dpkg -S "$path" 2>/dev/null); then echo "${owner%%:*}"; break; fi
+# 2. The packages holding its shared libraries, and llvm-symbolizer's (with its libraries):
+#    the sanitizers and Pollen symbolize crash stacks with it. binutils' addr2line would be
+#    2 MB instead of LLVM's 150 MB, but it cannot read the inlined frames and lines of clang
+#    14's DWARF 5, and then crash signatures would differ from a developer's machine.
+symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
+[ -x "$symbolizer" ] || { echo "ERROR: $symbolizer missing: scripts/setup.sh installs llvm-14" >&2; exit 2; }
+owner_of() {
+  local path owner
+  for path in "$1" "$(readlink -f "$1")" "/usr$1" "${1#/usr}"; do
+    if owner=$(dpkg -S "$path" 2>/dev/null); then echo "${owner%%:*}"; return; fi
   done
-done | sort -u | tr '\n' ',')
+  echo "ERROR: no Debian package holds $1: it cannot go into the image" >&2
+  return 1
+}
+packages=$(set -o pipefail; for binary in "$work/pollen" "$symbolizer"; do
+  ldd "$binary" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
+    while read -r lib; do owner_of "$lib" || exit 1; done || exit 1
+done; owner_of "$symbolizer"; echo tini)
+packages=$(sort -u <<<"$packages" | tr '\n' ',')
 [ -n "$packages" ] || { echo "ERROR: no packages found for pollen's libraries" >&2; exit 1; }
 log "runtime packages: ${packages%,}"
 
@@ -72,6 +87,9 @@ POLLEN_IMAGE_BINARY=$work/pollen mmdebstrap --quiet --variant=extract --mode=roo
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
   --dpkgopt='path-exclude=/usr/share/lintian/*' \
+  --dpkgopt='path-exclude=/usr/bin/*' --dpkgopt='path-include=/usr/bin/tini' \
+  --dpkgopt='path-exclude=/usr/lib/llvm-14/*' \
+  --dpkgopt='path-include=/usr/lib/llvm-14/bin/llvm-symbolizer' \
   --extract-hook="$work/hook.sh \"\$1\"" \
   bookworm "$work/rootfs.tar" \
   "deb http://deb.debian.org/debian bookworm main" \
@@ -84,8 +102,9 @@ source "$root/scripts/image/container-env.sh"
 version=$("$work/pollen" --version | head -1)
 "${B[@]}" rmi -f "localhost/pollen:$tag" >/dev/null 2>&1 || true
 c=$("${B[@]}" from scratch)
+trap '"${B[@]}" rm "$c" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "${B[@]}" add "$c" "$work/rootfs.tar" / >/dev/null
-"${B[@]}" config --entrypoint '["/usr/local/bin/pollen"]' --cmd '' --user 65534:65534 \
+"${B[@]}" config --entrypoint '["/usr/bin/tini", "--", "/usr/local/bin/pollen"]' --cmd '' --user 65534:65534 \
   --workingdir /data --env TMPDIR=/tmp \
   --label "org.opencontainers.image.title=pollen" \
   --label "org.opencontainers.image.version=$version" \
@@ -100,5 +119,4 @@ tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -cf "$arch
 mv "$archive.tmp" "$archive"
 sha256sum "$archive" | cut -d' ' -f1 >"$out/pollen-$tag.sha256"
 log "$archive ($(du -h "$archive" | cut -f1), sha256 $(cat "$out/pollen-$tag.sha256")); layer unpacked: $(du -sh --apparent-size "$work/rootfs.tar" | cut -f1)"
-rm -rf "$work"
 echo "$archive"

@@ -39,7 +39,8 @@ fail() { echo "ERROR: $*" >&2; exit 2; }
 [ -z "$seeds" ] || [ -d "$seeds" ] || fail "--seeds=$seeds is not a directory"
 [ -z "$dict" ] || [ -f "$dict" ] || fail "--dict=$dict is not a file"
 [[ "$tag" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || fail "bad tag '$tag'"
-[[ "$name" =~ ^[a-z0-9][a-z0-9._/-]{0,127}$ ]] || fail "bad image name '$name'"
+[[ "$name" =~ ^[a-z0-9][a-z0-9._-]{0,127}$ ]] && [[ "$name" != *..* ]] ||
+  fail "bad image name '$name' (lowercase letters, digits, '.', '_', '-')"
 base=${base:-$build/image/pollen-dev.oci.tar}
 [ -f "$base" ] || fail "no Pollen image at $base (make it: scripts/image/build-image.sh)"
 [ "$(id -u)" -eq 0 ] || fail "needs root (buildah)"
@@ -50,8 +51,8 @@ log() { echo "build-target-image: $*" >&2; }
 build_id=$(sha1sum "$target" | cut -c1-16)
 
 out=$build/image
-work=$out/work-$name-$tag
-rm -rf "$work"
+mkdir -p "$out"
+work=$(mktemp -d "$out/work-target.XXXXXX")
 mkdir -p "$work/target/seeds"
 trap 'rm -rf "$work"' EXIT
 cp "$target" "$work/target/fuzzer"
@@ -75,6 +76,7 @@ while read -r lib; do
   done
   [ $found = 1 ] || missing+=("$lib")
 done < <(readelf -d "$target" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+readelf -h "$target" >/dev/null 2>&1 || { "${B[@]}" umount "$c" >/dev/null; fail "$target is not an ELF file"; }
 "${B[@]}" umount "$c" >/dev/null
 if [ ${#missing[@]} -gt 0 ]; then
   "${B[@]}" rm "$c" >/dev/null
@@ -87,7 +89,7 @@ fi
   "$c" "localhost/$name:$tag" >/dev/null
 rm -rf "$work/oci"
 "${B[@]}" push --quiet "localhost/$name:$tag" "oci:$work/oci:localhost/$name:$tag" >/dev/null
-archive=$out/${name//\//-}-$tag.oci.tar
+archive=$out/$name-$tag.oci.tar
 tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -cf "$archive.tmp" -C "$work/oci" .
 mv "$archive.tmp" "$archive"
 log "$archive ($(du -h "$archive" | cut -f1)): $(basename "$target") build id $build_id"

@@ -4,8 +4,9 @@
 # controller and a node container (the node from a target image built FROM Pollen's image
 # with the keyword example) on the host's loopback (--network=host), each with a read-only
 # root, no capabilities, the image's non-root user, CURVE keys mounted read-only. The node
-# becomes ready, its crash reaches the controller and a developer host reads it there with
-# `pollen crashes list`; SIGTERM (podman stop) ends each container with exit code 0.
+# becomes ready, its crash reaches the controller, symbolized in the container, and a
+# developer host reads it there with `pollen crashes list|pull`; SIGTERM (podman stop) ends
+# each container with exit code 0.
 #
 # Skips (exit 77, with the reason) only where containers cannot run at all: not root.
 # Usage: tests/image/image_test.sh        Environment: POLLEN_BUILD_DIR (default ./build)
@@ -69,7 +70,10 @@ cp "$k/node/node.pub" "$k/broker/authorized/"
 cp "$k/node/node.pub" "$k/operator/operator.pub" "$k/controller/authorized/"
 cp "$k/broker/broker.pub" "$k/controller/controller.pub" "$k/node/"
 mkdir -p "$tmp/controller-data" "$tmp/node-data"
-chown -R 65534:65534 "$k/broker" "$k/controller" "$k/node" "$tmp/controller-data" "$tmp/node-data"
+# As a Secret volume with fsGroup 65534 and defaultMode 0440 gives them: root's, group-readable.
+chown -R 0:65534 "$k/broker" "$k/controller" "$k/node"
+find "$k/broker" "$k/controller" "$k/node" -type f -exec chmod 0440 {} +
+chown -R 65534:65534 "$tmp/controller-data" "$tmp/node-data"
 bp=$(free_port) bh=$(free_port) cp=$(free_port) ch=$(free_port) nh=$(free_port)
 hardened=(--network=host --read-only --tmpfs /tmp --cap-drop=ALL --security-opt=no-new-privileges)
 
@@ -102,7 +106,7 @@ wait_for() {  # SECONDS DESCRIPTION COMMAND...: polls the command until it succe
     sleep 0.5
   done
 }
-ready() { [ "$(get "$1" /readyz | head -1)" = 200 ]; }
+ready() { [ "$(get "$1" /readyz | sed -n 1p)" = 200 ]; }
 
 run pollen-test-broker localhost/pollen:test -v "$k/broker:/keys:ro" \
   -e POLLEN_LISTEN="tcp://127.0.0.1:$bp" -e POLLEN_KEYS=/keys -e POLLEN_HTTP="127.0.0.1:$bh" -- broker
@@ -125,13 +129,27 @@ crashes() {
   "$pollen" crashes list keyword --controller="tcp://127.0.0.1:$cp" --key="$k/operator/operator" \
     --controller-key="$k/controller/controller.pub" 2>&1
 }
-has_crash() { crashes | grep -q SEGV; }
+has_crash() { grep -q SEGV <<<"$(crashes)"; }
 wait_for 120 "a crash at the controller" has_crash ||
   fail "no crash at the controller: $(crashes | tail -3); node: $("${P[@]}" logs pollen-test-node 2>&1 | tail -5)"
 metrics=$(get "$nh" /metrics)
 grep -q '^pollen_node_controller_state{state="registered"} 1$' <<<"$metrics" || fail "node not registered: $metrics"
 grep -q '^pollen_node_broker_connected 1$' <<<"$metrics" || fail "node not connected to the broker"
-echo "crash at the controller: $(crashes | grep SEGV | head -1)"
+echo "crash at the controller: $(crashes | grep SEGV | sed -n 1p)"
+# Its stack was symbolized in the node's container (the image's llvm-symbolizer).
+"$pollen" crashes pull keyword --out="$tmp/pulled" --controller="tcp://127.0.0.1:$cp" \
+  --key="$k/operator/operator" --controller-key="$k/controller/controller.pub" >/dev/null ||
+  fail "crashes pull"
+grep -qs " in Pollinate(long) .*keyword.cc" "$tmp"/pulled/*.txt ||
+  fail "the crash report names no function: $(cat "$tmp"/pulled/*.txt | head -20)"
+# ... so its signature is the one this machine (with llvm-symbolizer) gives the same input.
+remote=$(sed -n 's/^signature: //p' "$tmp"/pulled/*.txt | sed -n 1p)
+input=$(find "$tmp/pulled" -name 'crash-*' ! -name '*.txt' | sed -n 1p)
+here=$({ "$pollen" repro "$build/examples/keyword_fuzzer" "$input" 2>&1 || true; } |
+  sed -n 's/.*\[signature \([0-9a-f]*\)\].*/\1/p' | sed -n 1p)
+[ -n "$remote" ] && [ "$remote" = "$here" ] ||
+  fail "signature in the container '$remote', on this machine '$here'"
+echo "the same crash signature in the container and here: $remote"
 
 # 5. podman stop sends SIGTERM: each drains and exits 0, the node first.
 for n in pollen-test-node pollen-test-broker pollen-test-controller; do

@@ -63,6 +63,7 @@ for (const w of workloads) {
   const psc = pod.securityContext || {};
   if (psc.seccompProfile?.type !== "RuntimeDefault") fail(w, "pod seccompProfile is not RuntimeDefault");
   if (pod.automountServiceAccountToken !== false) fail(w, "mounts a service account token");
+  if (pod.enableServiceLinks !== false) fail(w, "gets service-link variables (POLLEN_*_SERVICE_HOST...)");
   for (const c of [...(pod.initContainers || []), ...pod.containers]) {
     const sc = c.securityContext || {};
     const nonRoot = sc.runAsNonRoot ?? psc.runAsNonRoot;
@@ -118,16 +119,19 @@ for (const w of workloads) {
     if (c.args?.[0] === "node") {
       const cm = byKind("ConfigMap").find((o) => (c.envFrom || []).some((e) => e.configMapRef?.name === o.metadata.name));
       const rss = Number(cm?.data?.POLLEN_RSS_LIMIT_MB);
-      const cpus = Number(c.resources.limits.cpu);
+      const cpuText = String(c.resources.limits.cpu);
+      const cpus = Math.ceil(cpuText.endsWith("m") ? Number(cpuText.slice(0, -1)) / 1000 : Number(cpuText));
       const mem = c.resources.limits.memory;
       const mib = Number(mem.replace(/Gi$/, "")) * (mem.endsWith("Gi") ? 1024 : 1) ||
         Number(mem.replace(/Mi$/, ""));
       if (!(rss > 0)) fail(w, "the node's campaign ConfigMap sets no POLLEN_RSS_LIMIT_MB");
+      else if (!(cpus > 0) || !(mib > 0)) fail(w, `cannot read the limits ${cpuText} / ${mem}`);
       else if (cpus * (rss + 128) + 512 > mib) {
         fail(w, `memory limit ${mem} < ${cpus} workers x (${rss} + 128) MiB + 512 MiB`);
       }
       const workers = (c.env || []).find((e) => e.name === "POLLEN_WORKERS");
       if (workers?.valueFrom?.resourceFieldRef?.resource !== "limits.cpu") fail(w, "workers do not follow limits.cpu");
+      if (cm?.data?.POLLEN_KEEP_GOING !== "true") fail(w, "nodes stop at their first failure (POLLEN_KEEP_GOING)");
       const id = (c.env || []).find((e) => e.name === "POLLEN_NODE_ID");
       if (id?.valueFrom?.fieldRef?.fieldPath !== "metadata.name") fail(w, "node id is not the pod name");
     }
@@ -164,6 +168,24 @@ for (const pdb of byKind("PodDisruptionBudget")) {
 for (const np of byKind("NetworkPolicy")) {
   const sel = np.spec.podSelector.matchLabels;
   if (sel && !workloads.some((w) => matches(sel, w.spec.template.metadata.labels))) fail(np, "selects no pods");
+}
+for (const np of byKind("NetworkPolicy")) {
+  for (const rule of [...(np.spec.ingress || []).flatMap((r) => r.from || []),
+                      ...(np.spec.egress || []).flatMap((r) => r.to || [])]) {
+    const labels = rule.podSelector?.matchLabels;
+    if (!labels) continue;
+    if (rule.namespaceSelector) {
+      // kustomize's commonLabels end up in such selectors too: they would match nothing.
+      if ("app.kubernetes.io/part-of" in labels) fail(np, "a peer in another namespace carries this deployment's labels (kustomize commonLabels): it selects nothing");
+    } else if (!workloads.some((w) => matches(labels, w.spec.template.metadata.labels))) {
+      fail(np, `peer ${JSON.stringify(labels)} selects no pods`);
+    }
+  }
+}
+const nodePolicy = byKind("NetworkPolicy").find((np) => np.spec.podSelector.matchLabels?.["app.kubernetes.io/name"] === "pollen-node");
+if (!(nodePolicy?.spec.egress || []).some((r) => (r.ports || []).some((p) => p.port === 53) &&
+    (r.to || []).some((t) => t.namespaceSelector && !t.podSelector))) {
+  problems.push("the nodes may not reach DNS");
 }
 if (!byKind("NetworkPolicy").some((np) => Object.keys(np.spec.podSelector).length === 0)) {
   problems.push("no default-deny NetworkPolicy");

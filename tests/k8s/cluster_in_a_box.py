@@ -26,6 +26,7 @@ import base64
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -251,8 +252,8 @@ class Box:
             mounts.append(f"mount --bind {volumes[m['name']]} {r}{m['mountPath']}")
             if m.get("readOnly"):
                 mounts.append(f"mount -o remount,bind,ro {r}{m['mountPath']}")
-        args = " ".join(f"'{a}'" for a in c["args"])
-        envs = " ".join(f"'{k}={v}'" for k, v in env.items())
+        args = " ".join(shlex.quote(str(a)) for a in c["args"])
+        envs = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
         script = "set -e; " + "; ".join(mounts) + \
             f"; exec env -i {envs} /usr/sbin/chroot --userspec={user}:{group} {r} /pollen/pollen {args}"
         log = open(os.path.join(pod_dir, "log"), "ab")
@@ -315,6 +316,17 @@ def main():
     for tool in ["ip", "unshare", "chroot", "kubectl"]:
         if shutil.which(tool) is None:
             fail(f"{tool} is missing: scripts/setup.sh installs it")
+    # What a run that was killed (a ctest timeout) left behind: its pods, namespaces and link.
+    for ns in sh("ip", "netns", "list", check=False).stdout.split("\n"):
+        name = ns.split(" ")[0]
+        if name.startswith(f"{PREFIX}-"):
+            for pid in sh("ip", "netns", "pids", name, check=False).stdout.split():
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
+            sh("ip", "netns", "del", name, check=False)
+    sh("ip", "link", "del", f"{PREFIX}-host", check=False)
     probe = sh("ip", "netns", "add", f"{PREFIX}-probe", check=False)
     if probe.returncode != 0:
         skip(f"network namespaces do not work here: {probe.stderr.strip()}")
