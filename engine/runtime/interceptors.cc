@@ -16,14 +16,30 @@
 
 #include "engine/runtime/sancov_state.h"
 
+extern "C" void* __asan_region_is_poisoned(void* beg, size_t size) __attribute__((weak));
+
 namespace {
 
 using pollen::runtime::GetSancovState;
 
 inline bool Recording() { return GetSancovState().in_target; }
 
+// How many of the first n bytes at p may be read: all, unless ASan knows that some are not
+// addressable. A comparison may stop before the end of a shorter buffer
+// (strncmp(buf, "\xEF\xBB\xBF", 3) reads one byte of a one-byte buf when it differs), and
+// the operands are recorded past that point: reading them must not be a bug of the target's.
+inline size_t Readable(const void* p, size_t n) {
+  if (__asan_region_is_poisoned == nullptr || n == 0) return n;
+  const void* bad = __asan_region_is_poisoned(const_cast<void*>(p), n);
+  return bad == nullptr ? n : static_cast<size_t>(static_cast<const char*>(bad) - static_cast<const char*>(p));
+}
+
+// Records the first n bytes of a and b (at most a word's, and only what may be read).
 inline void RecordWords(const void* a, const void* b, size_t n) {
-  if (Recording()) GetSancovState().cmp.AddWord(a, b, n);
+  if (!Recording()) return;
+  if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
+  n = Readable(b, Readable(a, n));
+  GetSancovState().cmp.AddWord(a, b, n);
 }
 
 int LoopMemcmp(const void* a, const void* b, size_t n) {
@@ -70,11 +86,19 @@ int StrCompare(const char* a, const char* b, size_t n, bool fold, size_t* len) {
   return 0;
 }
 
-// Length of the string a comparison ought to record: up to the first NUL of either side.
+// Length of the strings a comparison ought to record: up to the first NUL of either side
+// (the NUL included), at most n, a word, and what may be read.
 size_t CmpSpan(const char* a, const char* b, size_t n) {
+  if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
+  n = Readable(b, Readable(a, n));
   size_t i = 0;
   while (i < n && a[i] && b[i]) i++;
-  return i;
+  return i < n ? i + 1 : n;
+}
+
+// The records of the string comparisons.
+inline void RecordStrings(const char* a, const char* b, size_t n) {
+  if (Recording()) RecordWords(a, b, CmpSpan(a, b, n));
 }
 
 }  // namespace
@@ -95,19 +119,22 @@ __attribute__((visibility("default"))) void __sanitizer_weak_hook_memcmp(void*, 
   if (result != 0) RecordWords(a, b, n);
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_strncmp(void*, const char* a, const char* b, size_t n, int result) {
-  if (result != 0) RecordWords(a, b, CmpSpan(a, b, n) + 1);
+  if (result != 0) RecordStrings(a, b, n);
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void*, const char* a, const char* b, int result) {
-  if (result != 0) RecordWords(a, b, CmpSpan(a, b, SIZE_MAX) + 1);
+  if (result != 0) RecordStrings(a, b, SIZE_MAX);
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_strncasecmp(void*, const char* a, const char* b, size_t n, int result) {
-  if (result != 0) RecordWords(a, b, CmpSpan(a, b, n) + 1);
+  if (result != 0) RecordStrings(a, b, n);
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_strcasecmp(void*, const char* a, const char* b, int result) {
-  if (result != 0) RecordWords(a, b, CmpSpan(a, b, SIZE_MAX) + 1);
+  if (result != 0) RecordStrings(a, b, SIZE_MAX);
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_strstr(void*, const char* haystack, const char* needle, char* result) {
-  if (result == nullptr) RecordWords(needle, needle, CmpSpan(needle, needle, SIZE_MAX));
+  if (result == nullptr) {
+    const size_t span = CmpSpan(needle, needle, SIZE_MAX);  // the NUL included, if in reach
+    RecordWords(needle, needle, span > 0 && needle[span - 1] == '\0' ? span - 1 : span);
+  }
 }
 __attribute__((visibility("default"))) void __sanitizer_weak_hook_memmem(void*, const void*, size_t, const void* needle, size_t n, void* result) {
   if (result == nullptr) RecordWords(needle, needle, n);
@@ -131,7 +158,7 @@ __attribute__((visibility("default"))) int strcmp(const char* a, const char* b) 
   if (__interceptor_strcmp) return __interceptor_strcmp(a, b);
   size_t len;
   int r = StrCompare(a, b, SIZE_MAX, false, &len);
-  if (r != 0) RecordWords(a, b, CmpSpan(a, b, SIZE_MAX) + 1);
+  if (r != 0) RecordStrings(a, b, SIZE_MAX);
   return r;
 }
 
@@ -139,7 +166,7 @@ __attribute__((visibility("default"))) int strncmp(const char* a, const char* b,
   if (__interceptor_strncmp) return __interceptor_strncmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, false, &len);
-  if (r != 0) RecordWords(a, b, n < CmpSpan(a, b, n) + 1 ? n : CmpSpan(a, b, n) + 1);
+  if (r != 0) RecordStrings(a, b, n);
   return r;
 }
 
@@ -147,7 +174,7 @@ __attribute__((visibility("default"))) int strcasecmp(const char* a, const char*
   if (__interceptor_strcasecmp) return __interceptor_strcasecmp(a, b);
   size_t len;
   int r = StrCompare(a, b, SIZE_MAX, true, &len);
-  if (r != 0) RecordWords(a, b, CmpSpan(a, b, SIZE_MAX) + 1);
+  if (r != 0) RecordStrings(a, b, SIZE_MAX);
   return r;
 }
 
@@ -155,7 +182,7 @@ __attribute__((visibility("default"))) int strncasecmp(const char* a, const char
   if (__interceptor_strncasecmp) return __interceptor_strncasecmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, true, &len);
-  if (r != 0) RecordWords(a, b, n < CmpSpan(a, b, n) + 1 ? n : CmpSpan(a, b, n) + 1);
+  if (r != 0) RecordStrings(a, b, n);
   return r;
 }
 

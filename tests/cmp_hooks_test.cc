@@ -1,0 +1,28 @@
+// Pollen's comparison hooks record the operands of memcmp/strncmp/strcmp... for the
+// input-to-state mutator. They must read no more than the comparison itself may: a hook that
+// read past a short input was reported by ASan as a heap-buffer-overflow of the target's
+// (found fuzzing jsoncpp's harness, whose Reader::skipBom compares 3 bytes of any input).
+// The target (tests/targets/strncmp_tail.cc) is correct C: any failure is the fuzzer's.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pollen::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(CmpHooksTest, ShortInputsComparedAgainstLongerConstantsAreNoFailure) {
+  const std::string work = MakeTempDir();
+  // Short inputs at the end of the input buffer: the case that made the hooks read past it.
+  CommandResult r = RunCommand({PollenBin(), "fuzz", TestTarget("strncmp_tail"), "--workers=1",
+                                "--seed=3", "--runs=300000", "--max-len=4", "--workdir=" + work},
+                               600);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("failures:     0")) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("AddressSanitizer"))) << r.output;
+}
+
+}  // namespace
+}  // namespace pollen::testing
