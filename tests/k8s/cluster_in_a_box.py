@@ -40,8 +40,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("POLLEN_BUILD_DIR", os.path.join(ROOT, "build"))
 POLLEN = os.path.join(BUILD, "cli", "pollen")
 TARGET = os.path.join(BUILD, "tests", "no_bug_fuzzer")
-SUBNET = "10.231.47"
-PREFIX = "pib"  # names of namespaces and links: pib-*
+# Names of namespaces and links carry this process's id, and the subnet depends on it, so two
+# runs on one machine (two build directories) keep apart; a run that was killed is known by
+# its dead process.
+PREFIX = f"pib{os.getpid()}"
+SUBNET = f"10.231.{os.getpid() % 250}"
 DEADLINE_S = 90
 
 
@@ -317,16 +320,23 @@ def main():
         if shutil.which(tool) is None:
             fail(f"{tool} is missing: scripts/setup.sh installs it")
     # What a run that was killed (a ctest timeout) left behind: its pods, namespaces and link.
+    def dead(pid):
+        try:
+            os.kill(pid, 0)
+            return False
+        except ProcessLookupError:
+            return True
     for ns in sh("ip", "netns", "list", check=False).stdout.split("\n"):
         name = ns.split(" ")[0]
-        if name.startswith(f"{PREFIX}-"):
+        m = re.match(r"pib(\d+)-", name)
+        if m and dead(int(m.group(1))):
+            sh("ip", "link", "del", f"pib{m.group(1)}-host", check=False)
             for pid in sh("ip", "netns", "pids", name, check=False).stdout.split():
                 try:
                     os.kill(int(pid), signal.SIGKILL)
                 except (ProcessLookupError, ValueError):
                     pass
             sh("ip", "netns", "del", name, check=False)
-    sh("ip", "link", "del", f"{PREFIX}-host", check=False)
     probe = sh("ip", "netns", "add", f"{PREFIX}-probe", check=False)
     if probe.returncode != 0:
         skip(f"network namespaces do not work here: {probe.stderr.strip()}")
