@@ -116,6 +116,29 @@ TEST_F(ControllerCommandsTest, ACrashFromTwoNodesIsListedOnceWithCountTwoAndPull
   EXPECT_THAT(::pollen::testing::ReadFile(out + "/crash-" + hex + ".txt"), HasSubstr("SEGV"));
 }
 
+// Crashes as regression tests: exported by kind and signature, then run by `pollen repro
+// TARGET DIR`, which fails while they still crash.
+TEST_F(ControllerCommandsTest, ExportedCrashesAreNamedBySignatureAndReproRunsThem) {
+  ReportCrash("node-a", "HI!");
+  const std::string dir = data_.path() + "/regressions";
+  Outcome exported = Invoke(CrashesCommand, With({"export", "shallow", dir}));
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const std::string name = std::string("SEGV-") + kSignature;
+  EXPECT_EQ(::pollen::testing::ReadFile(dir + "/" + name), "HI!");
+  EXPECT_THAT(::pollen::testing::ReadFile(dir + "/" + name + ".txt"), HasSubstr("SEGV"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.pollen-export"));
+  // Exporting again gives the same file, not a second one.
+  ASSERT_EQ(Invoke(CrashesCommand, With({"export", "shallow", dir})).code, 0);
+  EXPECT_EQ(::pollen::testing::ListFiles(dir, "SEGV-").size(), 2u);  // the input, its report
+
+  Outcome repro = Invoke(ReproCommand, {target_, dir});
+  EXPECT_EQ(repro.code, 1) << repro.out << repro.err;
+  EXPECT_THAT(repro.out, HasSubstr(name + ": FAILURE SEGV"));
+  Outcome bad = Invoke(CrashesCommand, With({"export", "shallow"}));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("a CAMPAIGN and a DIR"));
+}
+
 TEST_F(ControllerCommandsTest, ReproCampaignPullsTheReproducerAndRunsIt) {
   ReportCrash("node-a", "HI!");
   const std::string out = data_.path() + "/repro";

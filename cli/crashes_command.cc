@@ -1,8 +1,12 @@
 // pollen crashes list CAMPAIGN | pollen crashes pull CAMPAIGN [SIGNATURE...] [--out=DIR]
+// | pollen crashes export CAMPAIGN DIR
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cli/campaign_crashes.h"
 #include "cli/commands.h"
@@ -17,13 +21,54 @@ namespace {
 const char kCrashesHelp[] =
     "Usage: pollen crashes list CAMPAIGN [flags]\n"
     "       pollen crashes pull CAMPAIGN [SIGNATURE...] [--out=DIR] [flags]\n"
+    "       pollen crashes export CAMPAIGN DIR [flags]\n"
     "\n"
     "The distinct crashes of a campaign's current build, as the controller triaged them: one\n"
     "per signature (kind + top frames), how often and on how many nodes it was seen, the size\n"
     "of the smallest reproducer and whether it was minimized. `pull` writes reproducers into\n"
     "DIR (default crashes-CAMPAIGN) as `pollen fuzz` does: crash-<sha1> and crash-<sha1>.txt\n"
     "with the report; every crash, or those named (a signature or its first 4+ characters).\n"
-    "`pollen repro --campaign CAMPAIGN SIGNATURE` pulls one and runs it.\n";
+    "`pollen repro --campaign CAMPAIGN SIGNATURE` pulls one and runs it.\n"
+    "\n"
+    "`export` writes every crash's reproducer into DIR named by kind and signature,\n"
+    "KIND-SIGNATURE (and KIND-SIGNATURE.txt, its report): a layout to commit as regression\n"
+    "tests, the same name for the same crash at every export, run by\n"
+    "`pollen repro TARGET DIR` (exit code 1 while any still crashes).\n";
+
+// KIND-SIGNATURE, with anything but letters, digits, '-' and '_' in the kind made '_': a
+// file name that is the same at every export of the same crash.
+std::string ExportName(const controller::CrashSummary& crash) {
+  std::string name = crash.kind.empty() ? "crash" : crash.kind;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  return name + "-" + crash.signature;
+}
+
+int ExportCrashes(const controller::ControllerClientOptions& options,
+                  const controller::CampaignSummary& campaign,
+                  const std::vector<controller::CrashSummary>& crashes, const std::string& dir,
+                  int timeout_ms) {
+  // Pulled as `pollen fuzz` names them into a hidden directory of DIR, then renamed.
+  const std::string staging = dir + "/.pollen-export";
+  std::error_code ec;
+  std::filesystem::create_directories(staging, ec);
+  if (ec) return UsageError("cannot create " + staging + ": " + ec.message());
+  for (const controller::CrashSummary& c : crashes) {
+    Result<std::string> path = PullReproducer(options, campaign, c, staging, timeout_ms);
+    if (!path.ok()) return UsageError(path.status().message());
+    const std::string to = dir + "/" + ExportName(c);
+    std::filesystem::rename(*path, to, ec);
+    if (!ec) std::filesystem::rename(*path + ".txt", to + ".txt", ec);
+    if (ec) return UsageError("cannot write " + to + ": " + ec.message());
+    std::printf("%s  (%" PRIu64 " bytes, seen %" PRIu64 " times)\n", to.c_str(), c.input_size,
+                c.count);
+  }
+  std::filesystem::remove_all(staging, ec);
+  std::printf("%zu crash(es) of campaign %s in %s; run them with: pollen repro TARGET %s\n",
+              crashes.size(), campaign.name.c_str(), dir.c_str(), dir.c_str());
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -41,11 +86,19 @@ int CrashesCommand(int argc, char** argv) {
     return kExitOk;
   }
   if (!parsed.ok()) return UsageError(parsed.message());
-  if (positional.size() < 2 || (positional[0] != "list" && positional[0] != "pull")) {
-    return UsageError("pollen crashes needs list|pull and a CAMPAIGN (see pollen crashes --help)");
+  if (positional.size() < 2 ||
+      (positional[0] != "list" && positional[0] != "pull" && positional[0] != "export")) {
+    return UsageError(
+        "pollen crashes needs list|pull|export and a CAMPAIGN (see pollen crashes --help)");
   }
   const bool pull = positional[0] == "pull";
-  if (!pull && positional.size() > 2) return UsageError("pollen crashes list takes one CAMPAIGN");
+  const bool do_export = positional[0] == "export";
+  if (positional[0] == "list" && positional.size() > 2) {
+    return UsageError("pollen crashes list takes one CAMPAIGN");
+  }
+  if (do_export && positional.size() != 3) {
+    return UsageError("pollen crashes export takes a CAMPAIGN and a DIR");
+  }
   const std::string& name = positional[1];
   const int timeout_ms = static_cast<int>(flags.timeout) * 1000;
 
@@ -59,6 +112,7 @@ int CrashesCommand(int argc, char** argv) {
       ListCampaignCrashes(**client, name, timeout_ms);
   if (!crashes.ok()) return UsageError(crashes.status().message());
 
+  if (do_export) return ExportCrashes(*options, *campaign, *crashes, positional[2], timeout_ms);
   if (!pull) {
     std::printf("%-16s %-24s %7s %5s %8s %-9s %-16s %-16s\n", "SIGNATURE", "KIND", "COUNT",
                 "NODES", "SIZE", "MINIMIZED", "FIRST SEEN", "LAST SEEN");

@@ -1,9 +1,13 @@
-// pollen repro TARGET FILE...
+// pollen repro TARGET FILE_OR_DIR...
 // pollen repro --campaign=NAME [TARGET] SIGNATURE: pulls the reproducer from the controller.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli/campaign_crashes.h"
 #include "cli/commands.h"
@@ -17,10 +21,12 @@ namespace pollen::cli {
 namespace {
 
 const char kReproHelp[] =
-    "Usage: pollen repro TARGET FILE... [flags]\n"
+    "Usage: pollen repro TARGET FILE_OR_DIR... [flags]\n"
     "       pollen repro --campaign=NAME [TARGET] SIGNATURE [flags]\n\n"
     "Runs each FILE once in TARGET, as the fuzzer did, and prints what failed with its\n"
-    "stack. Exit code 1 when any input fails, 0 when none does.\n\n"
+    "stack. A DIR stands for its files (not its subdirectories, hidden files or .txt reports):\n"
+    "a directory of reproducers kept as regression tests. Exit code 1 when any input fails,\n"
+    "0 when none does, so `pollen repro ./fuzzer regressions/` can be a ctest test.\n\n"
     "With --campaign, pulls the reproducer of the crash SIGNATURE (or its first 4+ characters)\n"
     "of that campaign from the controller into --out (crash-<sha1> and its .txt report), then\n"
     "runs it. TARGET defaults to the campaign's target name, looked up in the current\n"
@@ -43,6 +49,34 @@ Result<std::string> LocateTarget(const std::string& name) {
   return Status::Error("the campaign's target '" + name +
                        "' is neither in the current directory nor in $PATH: give it, "
                        "pollen repro --campaign=... TARGET SIGNATURE");
+}
+
+// The inputs `paths` name: files as they are, directories as their regular files in name
+// order (hidden files and .txt reports left out). Errors: a path that is neither.
+Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      files.push_back(path);  // read (or refused) as a file
+      continue;
+    }
+    std::vector<std::string> in_dir;
+    for (auto it = std::filesystem::directory_iterator(path, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.empty() || name[0] == '.' ||
+          (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0)) {
+        continue;
+      }
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec)) in_dir.push_back(it->path().string());
+    }
+    if (ec) return Status::Error("cannot list " + path + ": " + ec.message());
+    std::sort(in_dir.begin(), in_dir.end());
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
+  }
+  return files;
 }
 
 // Runs every file once; prints each outcome. Returns the exit code; `signatures` gets the
@@ -87,6 +121,9 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
     std::printf("%s: FAILURE %s [signature %s]\n  %s\n%s\n", file.c_str(), f.kind.c_str(),
                 f.signature.c_str(), f.summary.c_str(), f.report.c_str());
   }
+  if (inputs.size() > 1) {
+    std::printf("%d of %zu inputs failed\n", failures, inputs.size());
+  }
   return failures ? kExitFailureFound : kExitOk;
 }
 
@@ -113,9 +150,17 @@ int ReproCommand(int argc, char** argv) {
   if (timeout == 0) return UsageError("--timeout must be at least 1 second");
   std::vector<std::string> signatures;
   if (campaign_name.empty()) {
-    if (positional.size() < 2) return UsageError("pollen repro needs a TARGET and a FILE (see pollen repro --help)");
-    return RunFiles(positional[0], {positional.begin() + 1, positional.end()}, timeout,
-                    rss_limit_mb, &signatures);
+    if (positional.size() < 2) {
+      return UsageError("pollen repro needs a TARGET and a FILE or DIR (see pollen repro --help)");
+    }
+    Result<std::vector<std::string>> files =
+        ExpandInputs({positional.begin() + 1, positional.end()});
+    if (!files.ok()) return UsageError(files.status().message());
+    if (files->empty()) {
+      std::printf("no inputs in %s: nothing to run\n", positional[1].c_str());
+      return kExitOk;
+    }
+    return RunFiles(positional[0], *files, timeout, rss_limit_mb, &signatures);
   }
 
   if (positional.empty() || positional.size() > 2) {

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -92,6 +94,29 @@ TEST(CliErrorsTest, ReproOfHarmlessInputExitsZero) {
   CommandResult r = Pollen({"repro", Example("shallow_crash"), dir + "/in"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("no failure"));
+}
+
+// A directory of reproducers kept as regression tests: its files run, its .txt reports and
+// hidden files do not; one input that still crashes makes the exit code 1.
+TEST(CliErrorsTest, ReproOfADirectoryRunsItsFilesAndFailsIfAnyStillCrashes) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/a-harmless", "harmless");
+  WriteFile(dir + "/b-crash", "HI!");
+  WriteFile(dir + "/b-crash.txt", "HI!");  // a report: not an input
+  WriteFile(dir + "/.hidden", "HI!");
+  CommandResult r = Pollen({"repro", Example("shallow_crash"), dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("b-crash: FAILURE"));
+  EXPECT_THAT(r.output, HasSubstr("a-harmless: no failure"));
+  EXPECT_THAT(r.output, HasSubstr("1 of 2 inputs failed"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr(".hidden")));
+
+  std::filesystem::remove(dir + "/b-crash");  // fixed: the regression test passes
+  CommandResult fixed = Pollen({"repro", Example("shallow_crash"), dir});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
+  CommandResult empty = Pollen({"repro", Example("shallow_crash"), MakeTempDir()});
+  EXPECT_EQ(empty.exit_code, 0) << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("nothing to run"));
 }
 
 TEST(CliErrorsTest, HelpOnEveryCommand) {
