@@ -15,7 +15,8 @@
 # Usage: scripts/image/build-image.sh [--tag=TAG]     (as root: mmdebstrap --mode=root)
 #   --tag=TAG   image tag (default dev): localhost/pollen:TAG
 # Output: $POLLEN_BUILD_DIR/image/pollen-TAG.oci.tar, and its sha256 in pollen-TAG.sha256.
-# Environment: POLLEN_BUILD_DIR (default ./build), SOURCE_DATE_EPOCH (default: the commit's).
+# Environment: POLLEN_BUILD_DIR (default ./build), SOURCE_DATE_EPOCH (default: the commit's),
+#   POLLEN_IMAGE_REVISION (the revision label; default: the commit's hash).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${POLLEN_BUILD_DIR:-$root/build}
@@ -108,7 +109,7 @@ trap '"${B[@]}" rm "$c" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   --workingdir /data --env TMPDIR=/tmp \
   --label "org.opencontainers.image.title=pollen" \
   --label "org.opencontainers.image.version=$version" \
-  --label "org.opencontainers.image.revision=$(git -C "$root" rev-parse HEAD)" \
+  --label "org.opencontainers.image.revision=${POLLEN_IMAGE_REVISION:-$(git -C "$root" rev-parse HEAD)}" \
   --label "org.opencontainers.image.source=https://github.com/pollen/pollen" "$c"
 "${B[@]}" commit --quiet --rm --squash --omit-history --identity-label=false \
   --timestamp "$epoch" "$c" "localhost/pollen:$tag" >/dev/null

@@ -25,7 +25,10 @@ done
 pollen=$build/cli/pollen
 [ -x "$pollen" ] && [ -x "$build/examples/keyword_fuzzer" ] || fail "build pollen and keyword first"
 
-# 1. The image, twice: byte-identical.
+# 1. The image, twice: byte-identical. The commit is read once: a commit made while the test
+#    runs must not count as a difference.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct)}
+export POLLEN_IMAGE_REVISION=${POLLEN_IMAGE_REVISION:-$(git -C "$root" rev-parse HEAD)}
 bash "$root/scripts/image/build-image.sh" --tag=test >/dev/null || fail "build-image.sh"
 first=$(cat "$build/image/pollen-test.sha256")
 bash "$root/scripts/image/build-image.sh" --tag=test >/dev/null || fail "build-image.sh (again)"
