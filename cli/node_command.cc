@@ -202,8 +202,7 @@ Result<std::unique_ptr<node::ControllerLink>> MakeControllerLink(
   r.build_id = info.build_id;
   r.options = FuzzFlagsText(options);
   r.host = HostName();
-  r.workers = options.workers != 0 ? options.workers
-                                   : static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  r.workers = node::WorkerCount(options);
   auto connect = [client]() { return controller::ConnectController(client); };
   // Checks the endpoint and keys now, so that a mistake is a usage error, not a log line.
   if (auto probe = connect(); !probe.ok()) return probe.status();
@@ -263,10 +262,8 @@ int NodeCommand(int argc, char** argv) {
 
   // Up before the seeds are read, so that /healthz answers through a long start; it stops
   // (at the end of this function) before the telemetry it reads goes.
-  const uint32_t workers =
-      options.workers != 0 ? options.workers
-                           : static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  node::NodeTelemetry telemetry(node::LoopStallBudgetMs(workers, options.minimize_time));
+  node::NodeTelemetry telemetry(
+      node::LoopStallBudgetMs(node::WorkerCount(options), options.minimize_time));
   ops::OpsEndpoints endpoints;
   endpoints.alive = [&telemetry] { return telemetry.Alive(); };
   endpoints.ready = [&telemetry] {

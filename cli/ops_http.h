@@ -8,13 +8,10 @@
 #include <string>
 
 #include "engine/status.h"
+#include "ops/http_address.h"
 #include "ops/ops_server.h"
 
 namespace pollen::cli {
-
-// The flag's help, the same for every command.
-inline constexpr const char* kHttpFlagHelp =
-    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT";
 
 // Null when `address` is empty (no --http); an error for a bad or busy address.
 Result<std::unique_ptr<ops::OpsServer>> StartHttp(const std::string& command,

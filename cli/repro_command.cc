@@ -2,7 +2,6 @@
 // pollen repro --campaign=NAME [TARGET] SIGNATURE: pulls the reproducer from the controller.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "cli/target_setup.h"
 #include "node/artifacts.h"
 #include "node/worker_launcher.h"
+#include "storage/corpus_formats.h"
 
 namespace pollen::cli {
 namespace {
@@ -61,20 +61,12 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& pa
       files.push_back(path);  // read (or refused) as a file
       continue;
     }
-    std::vector<std::string> in_dir;
-    for (auto it = std::filesystem::directory_iterator(path, ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (name.empty() || name[0] == '.' ||
-          (name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0)) {
-        continue;
-      }
-      std::error_code type_ec;
-      if (it->is_regular_file(type_ec)) in_dir.push_back(it->path().string());
+    Result<std::vector<storage::DirEntry>> entries = storage::ListDirectory(path);
+    if (!entries.ok()) return entries.status();
+    for (const storage::DirEntry& e : *entries) {
+      const bool report = e.name.size() > 4 && e.name.compare(e.name.size() - 4, 4, ".txt") == 0;
+      if (e.is_regular && !report) files.push_back((std::filesystem::path(path) / e.name).string());
     }
-    if (ec) return Status::Error("cannot list " + path + ": " + ec.message());
-    std::sort(in_dir.begin(), in_dir.end());
-    files.insert(files.end(), in_dir.begin(), in_dir.end());
   }
   return files;
 }

@@ -12,6 +12,7 @@
 #include "controller/controller_status.h"
 #include "controller/stream_server.h"
 #include "engine/status.h"
+#include "ops/http_address.h"
 
 namespace pollen::controller {
 
@@ -34,8 +35,7 @@ namespace pollen::controller {
   X(uint32_t, stream_idle_timeout, 60,                                                      \
     "seconds of silence after which a stream's peer is given up (a push keeps its cursor)") \
   X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")        \
-  X(std::string, http, "",                                                                  \
-    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT")
+  X(std::string, http, "", ops::kHttpFlagHelp)
 
 struct ControllerFlags {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

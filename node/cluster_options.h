@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ops/http_address.h"
+
 namespace pollen::node {
 
 // X(type, name, default, help)
@@ -28,8 +30,7 @@ namespace pollen::node {
   X(uint32_t, delta_every, 3, "seconds between coverage deltas")                               \
   X(uint32_t, digest_every, 10, "seconds between digest pages of this node's own inputs")      \
   X(uint32_t, controller_every, 2, "seconds between heartbeats to the controller")             \
-  X(std::string, http, "",                                                                     \
-    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT")
+  X(std::string, http, "", ops::kHttpFlagHelp)
 
 struct ClusterOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

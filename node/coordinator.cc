@@ -441,8 +441,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   for (auto& s : seeds) to_execute_.push_back({std::move(s), ""});
   if (to_execute_.empty() && corpus_->size() == 0) to_execute_.push_back({});  // the empty input
 
-  uint32_t workers = options_.workers;
-  if (workers == 0) workers = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  const uint32_t workers = WorkerCount(options_);
   for (uint32_t i = 0; i < workers; i++) {
     auto slot = std::make_unique<Slot>();
     Status st = StartSlot(*slot);

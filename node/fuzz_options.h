@@ -3,6 +3,9 @@
 #ifndef POLLEN_NODE_FUZZ_OPTIONS_H_
 #define POLLEN_NODE_FUZZ_OPTIONS_H_
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +35,12 @@ struct FuzzOptions {
   std::string target;                     // path of the target binary
   std::vector<std::string> corpus_dirs;   // seed directories (read; new entries not written)
 };
+
+// The number of workers `options` asks for: --workers, or one per online CPU when it is 0.
+inline uint32_t WorkerCount(const FuzzOptions& options) {
+  if (options.workers != 0) return options.workers;
+  return static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
 
 }  // namespace pollen::node
 

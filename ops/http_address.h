@@ -10,6 +10,10 @@
 
 namespace pollen::ops {
 
+// The help of the --http flag, the same for every command that takes it.
+inline constexpr const char* kHttpFlagHelp =
+    "serve /healthz, /readyz and /metrics (Prometheus) over HTTP on HOST:PORT or :PORT";
+
 struct HttpAddress {
   std::string host;  // "0.0.0.0" for ":PORT"; without brackets for IPv6
   uint16_t port = 0;

@@ -42,13 +42,8 @@ bool IsDirectory(const std::string& path) {
   return fs::is_directory(path, ec);
 }
 
-struct DirEntry {
-  std::string name;
-  bool is_regular = false;    // after following symbolic links
-  bool is_directory = false;  // likewise
-};
+}  // namespace
 
-// The entries of `dir` except dotfiles, in name order.
 Result<std::vector<DirEntry>> ListDirectory(const std::string& dir) {
   if (Status s = CheckDirectory(dir); !s.ok()) return s;
   std::error_code ec;
@@ -69,6 +64,8 @@ Result<std::vector<DirEntry>> ListDirectory(const std::string& dir) {
             [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   return entries;
 }
+
+namespace {
 
 // At most `limit` bytes from the start of file `path`.
 Result<std::vector<uint8_t>> ReadFile(const std::string& path, size_t limit = SIZE_MAX) {

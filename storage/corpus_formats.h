@@ -74,6 +74,17 @@ std::string CorpusFileName(CorpusFormat format, const uint8_t* data, size_t size
 Status WriteCorpusFile(const std::string& dir, CorpusFormat format, const uint8_t* data,
                        size_t size, uint64_t sequence);
 
+// One entry of a directory, as ListDirectory gives it.
+struct DirEntry {
+  std::string name;
+  bool is_regular = false;    // after following symbolic links
+  bool is_directory = false;  // likewise
+};
+
+// The entries of `dir` except dotfiles, in name order. Errors: `dir` is absent, not a
+// directory, or cannot be listed; each names it.
+Result<std::vector<DirEntry>> ListDirectory(const std::string& dir);
+
 }  // namespace pollen::storage
 
 #endif  // POLLEN_STORAGE_CORPUS_FORMATS_H_
