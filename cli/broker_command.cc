@@ -145,7 +145,9 @@ int BrokerCommand(int argc, char** argv) {
   endpoints.ready = [] {
     return node::Interrupted() ? ops::Probe{false, "stopping"} : ops::Probe{true, "ready"};
   };
-  endpoints.metrics = [&broker](ops::MetricSet& m) { broker::AddBrokerMetrics(broker.status(), m); };
+  endpoints.metrics = [&broker](ops::MetricSet& m) {
+    broker::AddBrokerMetrics(broker.status(), m);
+  };
   auto http = StartHttp("broker", flags.http, std::move(endpoints));
   if (!http.ok()) return UsageError(http.status().message());
   broker.Run([&loop] {

@@ -79,7 +79,9 @@ int ControllerCommand(int argc, char** argv) {
     return ops::Probe{true, "ready"};
   };
   endpoints.metrics = [&serving](ops::MetricSet& m) {
-    if (controller::Controller* c = serving.load()) controller::AddControllerMetrics(c->status(), m);
+    if (controller::Controller* c = serving.load()) {
+      controller::AddControllerMetrics(c->status(), m);
+    }
   };
   auto http = StartHttp("controller", flags.http, std::move(endpoints));
   if (!http.ok()) return UsageError(http.status().message());

@@ -83,7 +83,9 @@ const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
 
 std::string FlagEnvironmentName(const std::string& name) {
   std::string env = "POLLEN_";
-  for (char c : Underscored(name)) env += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char c : Underscored(name)) {
+    env += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
   return env;
 }
 

@@ -25,8 +25,8 @@ class FlagParser {
 
   // Lets every flag also come from the environment, as POLLEN_ and its name in capitals
   // (POLLEN_NODE_ID for --node-id): for services configured by Kubernetes. A flag given on
-  // the command line wins over its variable; an empty variable counts as unset. Off by default: a variable left in a developer's
-  // shell should not change what `pollen fuzz` does.
+  // the command line wins over its variable; an empty variable counts as unset. Off by
+  // default: a variable left in a developer's shell should not change what `pollen fuzz` does.
   void EnableEnvironment() { environment_ = true; }
 
   // Fills the flags; `positional` gets the rest. Sets *help when --help/-h is given.

@@ -31,7 +31,8 @@ inline bool Recording() { return GetSancovState().in_target; }
 inline size_t Readable(const void* p, size_t n) {
   if (__asan_region_is_poisoned == nullptr || n == 0) return n;
   const void* bad = __asan_region_is_poisoned(const_cast<void*>(p), n);
-  return bad == nullptr ? n : static_cast<size_t>(static_cast<const char*>(bad) - static_cast<const char*>(p));
+  if (bad == nullptr) return n;
+  return static_cast<size_t>(static_cast<const char*>(bad) - static_cast<const char*>(p));
 }
 
 // Records the first n bytes of a and b (at most a word's, and only what may be read).
