@@ -58,7 +58,7 @@ class ControllerCommandsTest : public ::testing::Test {
     ASSERT_TRUE(client.ok()) << client.status().message();
     node_ = std::move(client.value());
     target_ = ::pollen::testing::Example("shallow_crash");
-    build_id_ = BuildIdOf(target_).value();
+    build_id_ = node::BuildIdOf(target_).value();
   }
 
   // `pollen node` registering and reporting the planted crash ("HI!") of shallow_crash.

@@ -40,7 +40,7 @@ Result<std::unique_ptr<storage::CorpusStore>> OpenForInspection(const std::strin
 
 Result<storage::CampaignId> CampaignFor(const std::string& path, const std::string& target) {
   if (!target.empty()) {
-    auto build_id = BuildIdOf(target);
+    auto build_id = node::BuildIdOf(target);
     if (!build_id.ok()) return build_id.status();
     return storage::CampaignId{BaseName(target), build_id.value()};
   }

@@ -46,7 +46,7 @@ int MergeCommand(int argc, char** argv) {
   auto destination = OpenForWriting(positional[0], campaign.value());
   if (!destination.ok()) return UsageError(destination.status().message());
 
-  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
+  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
   node::WorkerExecutor executor(&launcher);

@@ -40,7 +40,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   if (options.workdir.empty()) options.workdir = ".pollen/" + name;
   Status made = node::MakeDirs(options.workdir);
   if (!made.ok()) return UsageError(made.message());
-  auto build_id = BuildIdOf(options.target);
+  auto build_id = node::BuildIdOf(options.target);
   if (!build_id.ok()) return UsageError(build_id.status().message());
 
   storage::StoreOptions store_options;

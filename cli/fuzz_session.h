@@ -23,7 +23,7 @@ void AddFuzzFlags(FlagParser& parser, node::FuzzOptions* options);
 // What an observer is made from: known once the target is checked and the store open.
 struct SessionInfo {
   std::string target_name;  // the target's file name
-  std::string build_id;     // BuildIdOf(target)
+  std::string build_id;     // node::BuildIdOf(target)
   storage::CorpusStore* store = nullptr;
   // The coordinator's launcher (for an observer that minimizes crashes); outlives the run.
   node::WorkerLauncher* launcher = nullptr;

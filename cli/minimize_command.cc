@@ -44,7 +44,7 @@ int MinimizeCommand(int argc, char** argv) {
   if (!data.ok()) return UsageError(data.status().message());
   if (output.empty()) output = positional[1] + ".min";
 
-  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, static_cast<uint32_t>(data->size()));
+  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, static_cast<uint32_t>(data->size()));
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
   const node::LaunchOptions& launch = launcher.options();

@@ -85,7 +85,7 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
   }
   uint32_t max_len = 1;
   for (const auto& in : inputs) max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(in.size()));
-  auto made = MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
+  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
   const node::LaunchOptions& launch = launcher.options();
@@ -179,7 +179,7 @@ int ReproCommand(int argc, char** argv) {
   if (!path.ok()) return UsageError(path.status().message());
   std::printf("pulled %s (%s, seen %lu times in campaign %s)\n", path->c_str(), crash->kind.c_str(),
               static_cast<unsigned long>(crash->count), campaign_name.c_str());
-  Result<std::string> build_id = BuildIdOf(*target);
+  Result<std::string> build_id = node::BuildIdOf(*target);
   if (build_id.ok() && *build_id != campaign->build_id) {
     std::printf("note: %s is not the campaign's current build (%s, here %s): it may behave "
                 "differently\n", target->c_str(), campaign->build_id.c_str(), build_id->c_str());

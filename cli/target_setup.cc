@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "engine/sha1.h"
 #include "node/artifacts.h"
 
 namespace pollen::cli {
@@ -42,29 +41,8 @@ Result<engine::Dictionary> LoadDictionary(const std::string& path) {
   return engine::LoadDictionaryFile(path);
 }
 
-Result<std::string> BuildIdOf(const std::string& target) {
-  auto data = node::ReadWholeFile(target);
-  if (!data.ok()) return data.status();
-  return engine::Sha1Hex(data->data(), data->size()).substr(0, 16);
-}
-
 std::string BaseName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
-}
-
-Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,
-                                                uint32_t rss_limit_mb, uint32_t max_len) {
-  auto coverage = node::GlobalCoverage::Create();
-  if (!coverage.ok()) return coverage.status();
-  node::LaunchOptions launch;
-  launch.target = target;
-  launch.timeout_s = timeout_s;
-  launch.rss_limit_mb = rss_limit_mb;
-  launch.max_len = std::max<uint32_t>(1, max_len);
-  SingleRunLauncher result;
-  result.coverage = std::move(coverage).value();
-  result.launcher = std::make_unique<node::WorkerLauncher>(launch, result.coverage.get());
-  return result;
 }
 
 int UsageError(const std::string& message) {

@@ -11,8 +11,7 @@
 
 #include "engine/dictionary.h"
 #include "engine/status.h"
-#include "node/global_coverage.h"
-#include "node/worker_launcher.h"
+#include "node/single_run.h"
 
 namespace pollen::cli {
 
@@ -26,19 +25,7 @@ uint32_t ChooseMaxLen(uint32_t requested, const std::vector<std::vector<uint8_t>
 // A dictionary from a file, or an empty one for "".
 Result<engine::Dictionary> LoadDictionary(const std::string& path);
 
-// A stable id of the target's build: a hash of the binary.
-Result<std::string> BuildIdOf(const std::string& target);
-
 std::string BaseName(const std::string& path);
-
-// A worker launcher for the commands that run single inputs (repro, minimize, merge),
-// with the coverage map it needs.
-struct SingleRunLauncher {
-  std::unique_ptr<node::GlobalCoverage> coverage;
-  std::unique_ptr<node::WorkerLauncher> launcher;
-};
-Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,
-                                                uint32_t rss_limit_mb, uint32_t max_len);
 
 // Prints "ERROR: message" and returns kExitUsage.
 int UsageError(const std::string& message);

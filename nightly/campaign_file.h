@@ -1,0 +1,60 @@
+// The campaign file of `pollen nightly` (docs/nightly.md, "The campaign file"):
+// one YAML document that declares a nightly campaign: its name, its builds, its
+// options, its budget.
+//
+//   campaign: json                # the controller's campaign name
+//   builds:
+//     fuzz: out/fuzzer            # the Pollen fuzzing build (required)
+//     coverage: out/fuzzer-cov    # -fprofile-instr-generate -fcoverage-mapping
+//     (optional)
+//   seeds: [seeds]                # seed directories for the first night
+//   (optional) dictionary: fuzz.dict         # (optional) options: {max_len:
+//   4096, timeout: 10, rss_limit_mb: 2048} budget: 30m                   #
+//   fuzzing time per night: 90s, 30m, 2h or seconds nodes: 2 # `pollen node`
+//   processes the night runs workers: 1                    # worker processes
+//   per node; 0 = one per core
+//
+// Relative paths are relative to the file's directory. Every error names the
+// file, the line and the field: "nightly.yaml:4: builds.fuzz: ...". Unknown
+// fields are errors too (a misspelt `budjet` must not leave the default in
+// place silently). Thread-safe pure functions.
+#ifndef POLLEN_NIGHTLY_CAMPAIGN_FILE_H_
+#define POLLEN_NIGHTLY_CAMPAIGN_FILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace pollen::nightly {
+
+struct NightlyCampaign {
+  std::string campaign;
+  std::string fuzz_build;      // absolute or relative to the current directory
+  std::string coverage_build;  // "" when none
+  std::vector<std::string> seeds;
+  std::string dictionary;
+  uint32_t max_len = 0;  // 0: the fuzzer's default
+  uint32_t timeout_s = 10;
+  uint32_t rss_limit_mb = 2048;
+  uint64_t budget_s = 0;
+  uint32_t nodes = 1;
+  uint32_t workers = 1;
+};
+
+// Parses `text`, the contents of the file at `path` (used in errors and to
+// resolve relative paths). Errors name the line and the field; files are not
+// read here.
+Result<NightlyCampaign> ParseCampaignFile(const std::string& text, const std::string& path);
+
+// Reads and parses the file.
+Result<NightlyCampaign> LoadCampaignFile(const std::string& path);
+
+// "90s", "30m", "2h", "1h30m" or a number of seconds; at least 1 s. Errors say
+// what is accepted.
+Result<uint64_t> ParseDuration(const std::string& text);
+
+}  // namespace pollen::nightly
+
+#endif  // POLLEN_NIGHTLY_CAMPAIGN_FILE_H_
