@@ -11,40 +11,6 @@
 
 namespace pollen::cli {
 
-Result<controller::CampaignSummary> FindCampaign(controller::ControllerClient& client,
-                                                 const std::string& name, int timeout_ms) {
-  Result<controller::CampaignsReply> campaigns =
-      client.Call<controller::CampaignsReply>(controller::ListCampaignsRequest{}, timeout_ms);
-  if (!campaigns.ok()) return campaigns.status();
-  std::string known;
-  for (const controller::CampaignSummary& c : campaigns->campaigns) {
-    if (c.name == name) return c;
-    known += (known.empty() ? "" : ", ") + c.name;
-  }
-  return Status::Error("controller at " + client.endpoint() + " has no campaign '" + name +
-                       "' (a campaign is created by the first node that joins it; it has: " +
-                       (known.empty() ? "none yet" : known) + ")");
-}
-
-Result<std::vector<controller::CrashSummary>> ListCampaignCrashes(
-    controller::ControllerClient& client, const std::string& campaign, int timeout_ms) {
-  std::vector<controller::CrashSummary> all;
-  controller::ListCrashesRequest request{{campaign, ""}, ""};
-  while (true) {
-    Result<controller::CrashListReply> page =
-        client.Call<controller::CrashListReply>(request, timeout_ms);
-    if (!page.ok()) return page.status();
-    for (controller::CrashSummary& crash : page->crashes) all.push_back(std::move(crash));
-    if (!page->truncated || page->crashes.empty()) return all;
-    // Pages come in signature order: the next one starts after the last signature seen.
-    if (all.back().signature <= request.after) {
-      return Status::Error("controller at " + client.endpoint() +
-                           " sent a crash page out of order: stopped listing");
-    }
-    request.after = all.back().signature;
-  }
-}
-
 Result<controller::CrashSummary> PickCrash(const std::vector<controller::CrashSummary>& crashes,
                                            const std::string& selector) {
   std::vector<const controller::CrashSummary*> matches;

@@ -8,18 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "controller/client_queries.h"
 #include "controller/controller_client.h"
 #include "engine/status.h"
 
 namespace pollen::cli {
-
-// The campaign named `name`; an error naming the known ones when there is none.
-Result<controller::CampaignSummary> FindCampaign(controller::ControllerClient& client,
-                                                 const std::string& name, int timeout_ms);
-
-// Every crash of `campaign`, asking page after page.
-Result<std::vector<controller::CrashSummary>> ListCampaignCrashes(
-    controller::ControllerClient& client, const std::string& campaign, int timeout_ms);
 
 // The crash whose signature is `selector` or starts with it (at least 4 characters).
 // Errors: none matches, or several do (they are named).

@@ -19,6 +19,8 @@ int StatusCommand(int argc, char** argv);
 int StartCommand(int argc, char** argv);
 int StopCommand(int argc, char** argv);
 int CrashesCommand(int argc, char** argv);
+int NightlyCommand(int argc, char** argv);
+int CoverageCommand(int argc, char** argv);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;

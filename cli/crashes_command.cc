@@ -35,16 +35,6 @@ const char kCrashesHelp[] =
     "tests, the same name for the same crash at every export, run by\n"
     "`pollen repro TARGET DIR` (exit code 1 while any still crashes).\n";
 
-// KIND-SIGNATURE, with anything but letters, digits, '-' and '_' in the kind made '_': a
-// file name that is the same at every export of the same crash.
-std::string ExportName(const controller::CrashSummary& crash) {
-  std::string name = crash.kind.empty() ? "crash" : crash.kind;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  }
-  return name + "-" + crash.signature;
-}
-
 int ExportCrashes(const controller::ControllerClientOptions& options,
                   const controller::CampaignSummary& campaign,
                   const std::vector<controller::CrashSummary>& crashes, const std::string& dir,
@@ -57,7 +47,7 @@ int ExportCrashes(const controller::ControllerClientOptions& options,
   for (const controller::CrashSummary& c : crashes) {
     Result<std::string> path = PullReproducer(options, campaign, c, staging, timeout_ms);
     if (!path.ok()) return UsageError(path.status().message());
-    const std::string to = dir + "/" + ExportName(c);
+    const std::string to = dir + "/" + controller::CrashFileName(c);
     std::filesystem::rename(*path, to, ec);
     if (!ec) std::filesystem::rename(*path + ".txt", to + ".txt", ec);
     if (ec) return UsageError("cannot write " + to + ": " + ec.message());
@@ -106,10 +96,11 @@ int CrashesCommand(int argc, char** argv) {
   if (!options.ok()) return UsageError(options.status().message());
   auto client = controller::ConnectController(*options);
   if (!client.ok()) return UsageError(client.status().message());
-  Result<controller::CampaignSummary> campaign = FindCampaign(**client, name, timeout_ms);
+  Result<controller::CampaignSummary> campaign =
+      controller::FindCampaign(**client, name, timeout_ms);
   if (!campaign.ok()) return UsageError(campaign.status().message());
   Result<std::vector<controller::CrashSummary>> crashes =
-      ListCampaignCrashes(**client, name, timeout_ms);
+      controller::ListCampaignCrashes(**client, {name, ""}, timeout_ms);
   if (!crashes.ok()) return UsageError(crashes.status().message());
 
   if (do_export) return ExportCrashes(*options, *campaign, *crashes, positional[2], timeout_ms);

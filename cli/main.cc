@@ -24,12 +24,15 @@ const char kUsage[] =
     "  broker --listen=ADDR ...      relay inputs and coverage between cluster nodes\n"
     "  keygen PREFIX                 make a CURVE key pair for the cluster\n"
     "  controller --listen=ADDR ...  keep the cluster's campaigns, merged corpora and crashes\n"
+    "  coverage COV_BUILD INPUT...   line, branch and function coverage of inputs (llvm-cov)\n"
     "\n"
     "Talking to a controller (--controller=ADDR or $POLLEN_CONTROLLER):\n"
     "  list                          the campaigns\n"
     "  status [CAMPAIGN]             a cluster-wide table of campaigns and nodes, refreshed\n"
     "  start|stop CAMPAIGN           let a campaign's nodes fuzz, or tell them to stop\n"
-    "  crashes list|pull CAMPAIGN    the campaign's distinct crashes; their reproducers\n"
+    "  crashes list|pull|export ...  the campaign's distinct crashes; their reproducers\n"
+    "  nightly --campaign=FILE       one night of continuous fuzzing: carry the corpus to the\n"
+    "                                new build, re-check open crashes, fuzz, merge, cover, report\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags; `pollen --version` the version.\n";
 
@@ -60,6 +63,8 @@ int main(int argc, char** argv) {
   if (command == "start") return pollen::cli::StartCommand(argc - 2, argv + 2);
   if (command == "stop") return pollen::cli::StopCommand(argc - 2, argv + 2);
   if (command == "crashes") return pollen::cli::CrashesCommand(argc - 2, argv + 2);
+  if (command == "nightly") return pollen::cli::NightlyCommand(argc - 2, argv + 2);
+  if (command == "coverage") return pollen::cli::CoverageCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;
 }

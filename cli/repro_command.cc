@@ -164,10 +164,11 @@ int ReproCommand(int argc, char** argv) {
   if (!options.ok()) return UsageError(options.status().message());
   auto client = controller::ConnectController(*options);
   if (!client.ok()) return UsageError(client.status().message());
-  Result<controller::CampaignSummary> campaign = FindCampaign(**client, campaign_name, timeout_ms);
+  Result<controller::CampaignSummary> campaign =
+      controller::FindCampaign(**client, campaign_name, timeout_ms);
   if (!campaign.ok()) return UsageError(campaign.status().message());
   Result<std::vector<controller::CrashSummary>> crashes =
-      ListCampaignCrashes(**client, campaign_name, timeout_ms);
+      controller::ListCampaignCrashes(**client, {campaign_name, ""}, timeout_ms);
   if (!crashes.ok()) return UsageError(crashes.status().message());
   Result<controller::CrashSummary> crash = PickCrash(*crashes, positional.back());
   if (!crash.ok()) return UsageError(crash.status().message());

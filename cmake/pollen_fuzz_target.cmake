@@ -14,3 +14,16 @@ function(pollen_add_fuzz_target name)
   target_link_options(${name} PRIVATE -fsanitize=${san})
   target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,pollen_runtime>")
 endfunction()
+
+# pollen_add_coverage_target(NAME SOURCES...)
+#
+# Builds a libFuzzer harness as a coverage build for `pollen coverage` and `pollen nightly`:
+# source-based coverage (-fprofile-instr-generate -fcoverage-mapping) on the harness, and
+# libpollen_coverage_main for main(), which runs files and directories of inputs and keeps
+# the profile of every input even when one crashes or hangs.
+function(pollen_add_coverage_target name)
+  add_executable(${name} ${ARGN})
+  target_compile_options(${name} PRIVATE -fprofile-instr-generate -fcoverage-mapping -g)
+  target_link_options(${name} PRIVATE -fprofile-instr-generate)
+  target_link_libraries(${name} PRIVATE pollen_coverage_main)
+endfunction()

@@ -150,7 +150,7 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
   }
   Status known = OnlyKnownKeys(
       errors, root, "",
-      {"campaign", "builds", "seeds", "dictionary", "options", "budget", "nodes", "workers"});
+      {"campaign", "target", "builds", "seeds", "dictionary", "options", "budget", "nodes", "workers"});
   if (!known.ok()) return known;
   NightlyCampaign out;
   if (!root["campaign"]) return errors.At(root, "campaign", "is required (the campaign's name)");
@@ -159,6 +159,14 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
   Status safe = controller::CheckSafeName("campaign name", *name);
   if (!safe.ok()) return errors.At(root["campaign"], "campaign", safe.message());
   out.campaign = *name;
+
+  if (root["target"]) {
+    Result<std::string> target = Scalar(errors, root["target"], "target");
+    if (!target.ok()) return target.status();
+    Status ok = controller::CheckSafeName("target name", *target);
+    if (!ok.ok()) return errors.At(root["target"], "target", ok.message());
+    out.target = *target;
+  }
 
   if (!root["builds"]) return errors.At(root, "builds", "is required (builds: {fuzz: PATH})");
   Status builds = ParseBuilds(errors, root["builds"], &out);
@@ -251,6 +259,11 @@ Result<NightlyCampaign> ParseCampaignFile(const std::string& text, const std::st
     if (e.mark.line >= 0) where += ":" + std::to_string(e.mark.line + 1);
     return Status::Error(where + ": not valid YAML: " + e.msg);
   }
+}
+
+std::string TargetName(const NightlyCampaign& campaign) {
+  if (!campaign.target.empty()) return campaign.target;
+  return std::filesystem::path(campaign.fuzz_build).filename().string();
 }
 
 Result<NightlyCampaign> LoadCampaignFile(const std::string& path) {

@@ -3,6 +3,7 @@
 // options, its budget.
 //
 //   campaign: json                # the controller's campaign name
+//   target: json_fuzzer           # the target's name (default: builds.fuzz's file name)
 //   builds:
 //     fuzz: out/fuzzer            # the Pollen fuzzing build (required)
 //     coverage: out/fuzzer-cov    # -fprofile-instr-generate -fcoverage-mapping
@@ -31,6 +32,7 @@ namespace pollen::nightly {
 
 struct NightlyCampaign {
   std::string campaign;
+  std::string target;          // the campaign's target name; "" until TargetName fills it
   std::string fuzz_build;      // absolute or relative to the current directory
   std::string coverage_build;  // "" when none
   std::vector<std::string> seeds;
@@ -47,6 +49,10 @@ struct NightlyCampaign {
 // resolve relative paths). Errors name the line and the field; files are not
 // read here.
 Result<NightlyCampaign> ParseCampaignFile(const std::string& text, const std::string& path);
+
+// The target's name: `target`, or the fuzzing build's file name. A campaign's target is
+// fixed at the controller, while each night's build may be a file of another name.
+std::string TargetName(const NightlyCampaign& campaign);
 
 // Reads and parses the file.
 Result<NightlyCampaign> LoadCampaignFile(const std::string& path);

@@ -11,6 +11,7 @@ using ::testing::HasSubstr;
 TEST(CampaignFileTest, AWholeFileIsReadWithPathsRelativeToIt) {
   Result<NightlyCampaign> c = ParseCampaignFile(
       "campaign: json\n"
+      "target: json_fuzzer\n"
       "builds:\n"
       "  fuzz: out/fuzzer\n"
       "  coverage: /abs/fuzzer-cov\n"
@@ -23,6 +24,7 @@ TEST(CampaignFileTest, AWholeFileIsReadWithPathsRelativeToIt) {
       "/etc/pollen/json.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->campaign, "json");
+  EXPECT_EQ(TargetName(*c), "json_fuzzer");
   EXPECT_EQ(c->fuzz_build, "/etc/pollen/out/fuzzer");
   EXPECT_EQ(c->coverage_build, "/abs/fuzzer-cov");
   EXPECT_THAT(c->seeds, ::testing::ElementsAre("/etc/pollen/seeds", "/etc/more"));
@@ -40,6 +42,7 @@ TEST(CampaignFileTest, DefaultsFillWhatIsLeftOut) {
       ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 600\n", "c.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->fuzz_build, "f");
+  EXPECT_EQ(TargetName(*c), "f");
   EXPECT_TRUE(c->coverage_build.empty());
   EXPECT_EQ(c->budget_s, 600u);
   EXPECT_EQ(c->nodes, 1u);
@@ -58,6 +61,7 @@ TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
       {"builds: {fuzz: f}\nbudget: 1m\n", "c.yaml:1: campaign: is required"},
       {"campaign: ../x\nbuilds: {fuzz: f}\nbudget: 1m\n", "c.yaml:1: campaign: campaign name"},
       {"campaign: a\nbudget: 1m\n", "builds: is required"},
+      {"campaign: a\ntarget: a/b\nbuilds: {fuzz: f}\nbudget: 1m\n", "c.yaml:2: target: target name"},
       {"campaign: a\nbuilds: {coverage: c}\nbudget: 1m\n", "builds.fuzz: is required"},
       {"campaign: a\nbuilds: {fuzz: f}\n", "budget: is required"},
       {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1x\n", "c.yaml:3: budget: '1x' is not a duration"},

@@ -8,7 +8,7 @@
 #   afl          afl-clang-fast(++) (PCGUARD), persistent mode through AFL++'s libAFLDriver.a;
 #                also writes afl-dict2file.dict (AFL_LLVM_DICT2FILE)
 #   afl-cmplog   the same with AFL_LLVM_CMPLOG=1 (afl-fuzz -c)
-#   cov          -fprofile-instr-generate -fcoverage-mapping, main = bench/real/coverage_main.cc
+#   cov          -fprofile-instr-generate -fcoverage-mapping, main = engine/coverage_main/coverage_main.cc
 #
 # plus dict (the target's own dictionary, if its tree has one), seeds/ (its seed corpus, or
 # one file "hi" as FuzzBench does for targets without seeds) and BUILD_INFO.
@@ -161,7 +161,7 @@ build_flavor() {
       hflags=("${CFLAGS[@]}")
       link_flags=(-fprofile-instr-generate)
       # The main is not instrumented: it does not show in the coverage reports.
-      clang++-14 "${base[@]}" -std=c++17 -c "$root/bench/real/coverage_main.cc" -o "$w/coverage_main.o"
+      clang++-14 "${base[@]}" -std=c++17 -c "$root/engine/coverage_main/coverage_main.cc" -o "$w/coverage_main.o"
       main_obj=("$w/coverage_main.o") ;;
   esac
   CXXFLAGS=("${CFLAGS[@]}")

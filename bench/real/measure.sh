@@ -5,7 +5,7 @@
 #   RESULTS_DIR  written by bench/real/run.sh: RESULTS_DIR/TARGET/FUZZER/trial-N/{snapshots,result}
 #   JOBS         runs measured at the same time (default: the number of CPUs)
 #
-# For every snapshot S of a run, runs targets/TARGET/cov (bench/real/coverage_main.cc) on S
+# For every snapshot S of a run, runs targets/TARGET/cov (engine/coverage_main/coverage_main.cc) on S
 # plus the target's seeds (every fuzzer started from them, and not every fuzzer copies them
 # into its corpus), merges the profiles and reads llvm-cov's TOTAL line. Writes
 # RUN/coverage.tsv, one line per snapshot:

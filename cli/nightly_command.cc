@@ -1,0 +1,108 @@
+// pollen nightly --campaign=FILE: one night of a nightly campaign (nightly/night_runner.h).
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/controller_connection.h"
+#include "cli/flag_parser.h"
+#include "cli/target_setup.h"
+#include "nightly/campaign_file.h"
+#include "nightly/night_report.h"
+#include "nightly/night_runner.h"
+#include "node/interrupt.h"
+
+namespace pollen::cli {
+namespace {
+
+const char kNightlyHelp[] =
+    "Usage: pollen nightly --campaign=FILE --controller=ADDR [flags]\n\n"
+    "Runs one night of the campaign FILE declares (docs/nightly.md): carries the merged\n"
+    "corpus of the previous build to tonight's, runs every open crash on tonight's build\n"
+    "(fixed, or still reproducing), fuzzes for the budget with local `pollen node`s, merges\n"
+    "the corpus, measures coverage with the coverage build, and writes the morning report\n"
+    "(report.md, report.json; printed too) in STATE/CAMPAIGN/NIGHT/.\n\n"
+    "Killed, it resumes where it stopped when run again with the same --night; run again\n"
+    "after the report, it prints the report. Exit code: 0 nothing new broke; 1 a new crash\n"
+    "(or a fixed one came back); 3 the night did not do its job (nodes died, a build could\n"
+    "not run, timeouts or OOMs, the merge or coverage failed: the report says what), or the\n"
+    "controller could not be reached; 2 bad flags or campaign file; 130 interrupted.\n";
+
+}  // namespace
+
+int NightlyCommand(int argc, char** argv) {
+  std::string campaign_file, night, state = ".pollen/nightly", build, coverage_build, broker;
+  uint32_t merge_timeout = 3600;
+  ControllerConnectionFlags controller_flags;
+  FlagParser parser("nightly");
+  parser.Add("campaign", &campaign_file, "the campaign file (YAML; docs/nightly.md)");
+  parser.Add("night", &night, "the night, YYYY-MM-DD (default: today, UTC)");
+  parser.Add("state", &state, "directory of the nights' state and reports");
+  parser.Add("build", &build, "the fuzzing build, instead of the file's builds.fuzz");
+  parser.Add("coverage_build", &coverage_build, "the coverage build, instead of builds.coverage");
+  parser.Add("broker", &broker, "a broker for the nodes to share finds through (optional)");
+  parser.Add("merge_timeout", &merge_timeout, "seconds the controller's merge may take");
+  AddControllerFlags(&parser, &controller_flags);
+  std::vector<std::string> positional;
+  bool help = false;
+  Status parsed = parser.Parse(argc, argv, &positional, &help);
+  if (help) {
+    std::printf("%s\nFlags:\n%s%s", kNightlyHelp, parser.Usage().c_str(), kControllerFlagsHelp);
+    return kExitOk;
+  }
+  if (!parsed.ok()) return UsageError(parsed.message());
+  if (!positional.empty()) return UsageError("pollen nightly takes no arguments, only flags");
+  if (campaign_file.empty()) return UsageError("pollen nightly needs --campaign=FILE");
+  Result<nightly::NightlyCampaign> campaign = nightly::LoadCampaignFile(campaign_file);
+  if (!campaign.ok()) return UsageError(campaign.status().message());
+  campaign->target = nightly::TargetName(*campaign);  // the file's, whatever --build names
+  if (!build.empty()) campaign->fuzz_build = build;
+  if (!coverage_build.empty()) campaign->coverage_build = coverage_build;
+  if (access(campaign->fuzz_build.c_str(), X_OK) != 0) {
+    return UsageError("the fuzzing build " + campaign->fuzz_build + " is not an executable file");
+  }
+  Result<controller::ControllerClientOptions> client = ControllerClientOptionsFrom(controller_flags);
+  if (!client.ok()) return UsageError(client.status().message());
+
+  nightly::NightOptions options;
+  options.campaign = std::move(campaign).value();
+  options.client = std::move(client).value();
+  options.node_flags = {"--controller=" + controller_flags.controller};
+  if (controller_flags.insecure_plaintext) options.node_flags.push_back("--insecure-plaintext");
+  if (!controller_flags.key.empty()) options.node_flags.push_back("--key=" + controller_flags.key);
+  if (!controller_flags.controller_key.empty()) {
+    options.node_flags.push_back("--controller-key=" + controller_flags.controller_key);
+  }
+  if (!broker.empty()) options.node_flags.push_back("--broker=" + broker);
+  options.state_dir = state;
+  options.night = night.empty() ? nightly::TodayUtc() : night;
+  Status night_ok = nightly::CheckNightName(options.night);
+  if (!night_ok.ok()) return UsageError(night_ok.message());
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return UsageError("cannot find the pollen binary (/proc/self/exe)");
+  options.pollen_bin.assign(self, static_cast<size_t>(n));
+  options.request_timeout_ms = static_cast<int>(controller_flags.timeout) * 1000;
+  options.merge_timeout_ms = static_cast<int>(merge_timeout) * 1000;
+  node::InstallInterruptHandler();
+  options.should_stop = [] { return node::Interrupted(); };
+
+  Result<nightly::NightResult> result = nightly::RunNight(options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "ERROR: %s\nthe night is saved: run the same command again to resume\n",
+                 result.status().message().c_str());
+    return nightly::kNightFailed;
+  }
+  if (result->interrupted) {
+    std::fprintf(stderr, "interrupted: the night is saved in %s; run the same command again to "
+                 "resume\n", result->night_dir.c_str());
+    return 130;
+  }
+  std::printf("%s\nreport: %s/report.md and report.json\n", result->markdown.c_str(),
+              result->night_dir.c_str());
+  return result->exit_code;
+}
+
+}  // namespace pollen::cli

@@ -1,0 +1,34 @@
+// The nightly's cleanse (docs/nightly.md, "Crashes across nights"): every open crash of the
+// campaign is run on the night's build, with its reproducer from the controller (from the
+// crash table of the build that keeps it), and comes out reproducing (with the signature it
+// fails with now), fixed, or unchecked (its reproducer could not be had). As ClusterFuzz's
+// progression task, but on the controller's crashes.
+#ifndef POLLEN_NIGHTLY_CLEANSE_H_
+#define POLLEN_NIGHTLY_CLEANSE_H_
+
+#include <string>
+#include <vector>
+
+#include "controller/controller_client.h"
+#include "engine/status.h"
+#include "nightly/crash_ledger.h"
+
+namespace pollen::nightly {
+
+struct CleanseOptions {
+  std::string campaign;
+  std::string build_path;  // the night's fuzzing build
+  uint32_t timeout_s = 10;
+  uint32_t rss_limit_mb = 2048;
+  int request_timeout_ms = 10000;
+};
+
+// The outcome of each entry, in order. Errors: the build cannot be run at all (the message
+// says why); a reproducer the controller does not give is "unchecked", not an error.
+Result<std::vector<CleanseOutcome>> CleanseCrashes(controller::ControllerClient& client,
+                                                   const std::vector<LedgerEntry>& open,
+                                                   const CleanseOptions& options);
+
+}  // namespace pollen::nightly
+
+#endif  // POLLEN_NIGHTLY_CLEANSE_H_

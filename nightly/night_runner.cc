@@ -1,0 +1,545 @@
+#include "nightly/night_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "controller/client_queries.h"
+#include "controller/record_names.h"
+#include "controller/stream_client.h"
+#include "nightly/cleanse.h"
+#include "nightly/coverage_report.h"
+#include "nightly/crash_ledger.h"
+#include "nightly/night_report.h"
+#include "nightly/night_state.h"
+#include "nightly/node_fleet.h"
+#include "node/artifacts.h"
+#include "node/single_run.h"
+#include "transfer/directory_records.h"
+
+namespace pollen::nightly {
+namespace {
+
+namespace fs = std::filesystem;
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<nlohmann::json> ReadJson(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return Status::Error("cannot read " + path.string());
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (j.is_discarded()) return Status::Error(path.string() + " is not JSON");
+  return j;
+}
+
+Status WriteText(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return Status::Error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return Status::Error("cannot rename " + tmp.string() + ": " + ec.message());
+  return Status::Ok();
+}
+
+// The newest night before `night` in `campaign_dir` that has a report.
+std::string PreviousNight(const fs::path& campaign_dir, const std::string& night) {
+  std::string best;
+  std::error_code ec;
+  for (fs::directory_iterator it(campaign_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name < night && name > best && CheckNightName(name).ok() &&
+        fs::exists(it->path() / "report.json", ec)) {
+      best = name;
+    }
+  }
+  return best;
+}
+
+// Pulls `resource` into `dir` (emptied first); returns the records.
+Result<uint64_t> PullInto(const controller::ControllerClientOptions& client,
+                          const std::string& resource, const fs::path& dir, int timeout_ms) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Error("cannot create " + dir.string() + ": " + ec.message());
+  transfer::DirectorySinkOptions sink_options;
+  sink_options.sync = false;  // pulled again if the night is run again
+  Result<std::unique_ptr<transfer::DirectorySink>> sink =
+      transfer::DirectorySink::Open(dir.string(), sink_options);
+  if (!sink.ok()) return sink.status();
+  controller::StreamClientOptions stream;
+  stream.connect_timeout_ms = timeout_ms;
+  stream.idle_timeout_ms = std::max(timeout_ms, 30000);
+  Result<transfer::TransferCounters> pulled =
+      controller::PullStream(client, resource, "", sink->get(), nullptr, stream);
+  if (!pulled.ok()) return pulled.status();
+  Status flushed = (*sink)->Flush();
+  if (!flushed.ok()) return flushed;
+  return pulled->records;
+}
+
+class Night {
+ public:
+  Night(const NightOptions& options, controller::ControllerClient& client, fs::path dir)
+      : o_(options), client_(client), dir_(std::move(dir)) {}
+
+  Result<NightResult> Run();
+
+ private:
+  Status Save() { return SaveNightState((dir_ / "night.json").string(), s_); }
+  Status Begin(const std::string& build_id);
+  Status Carry();
+  Status Cleanse();
+  Result<bool> Fuzz();  // false: interrupted
+  Status Merge();
+  Status Coverage();
+  Result<NightResult> Report();
+  Result<uint64_t> Executions();
+  std::string NodeIdPrefix() const { return "nightly-" + s_.campaign + "-" + s_.night + "-"; }
+
+  const NightOptions& o_;
+  controller::ControllerClient& client_;
+  fs::path dir_;
+  NightState s_;
+};
+
+Status Night::Begin(const std::string& build_id) {
+  s_.campaign = o_.campaign.campaign;
+  s_.night = o_.night;
+  s_.build_id = build_id;
+  s_.started_unix_ms = NowUnixMs();
+  s_.previous_night = PreviousNight(dir_.parent_path(), o_.night);
+  CrashLedger ledger;
+  if (!s_.previous_night.empty()) {
+    const fs::path previous = dir_.parent_path() / s_.previous_night / "report.json";
+    Result<nlohmann::json> report = ReadJson(previous);
+    if (!report.ok()) return report.status();
+    Result<CrashLedger> read = CrashLedger::FromJson(report->value("ledger", nlohmann::json()));
+    if (!read.ok()) return Status::Error(previous.string() + ": " + read.status().message());
+    ledger = std::move(read).value();
+    s_.previous_coverage = report->value("coverage", nlohmann::json());
+  }
+  // The crashes the controller keeps for earlier builds that the ledger lacks: found by
+  // nodes outside the nightly, or the state directory was lost.
+  Result<controller::CampaignSummary> campaign =
+      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
+  if (campaign.ok()) {
+    for (const controller::BuildInfo& b : campaign->builds) {
+      if (b.build_id == build_id) continue;
+      Result<std::vector<controller::CrashSummary>> crashes = controller::ListCampaignCrashes(
+          client_, {s_.campaign, b.build_id}, o_.request_timeout_ms);
+      if (!crashes.ok()) return crashes.status();
+      ledger.AddKnown(*crashes, b.build_id);
+    }
+  } else if (client_.refused()) {
+    return campaign.status();
+  } else if (campaign.status().message().find("has no campaign") == std::string::npos) {
+    return campaign.status();  // unreachable: the night cannot start
+  }
+  s_.ledger_before = ledger.ToJson();
+  return Save();
+}
+
+Status Night::Carry() {
+  Result<controller::CampaignSummary> campaign =
+      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
+  if (campaign.ok()) {
+    bool known = false;
+    const controller::BuildInfo* previous = nullptr;
+    for (const controller::BuildInfo& b : campaign->builds) {
+      if (b.build_id == s_.build_id) {
+        known = true;
+      } else if (!previous || b.last_seen_unix_ms > previous->last_seen_unix_ms) {
+        previous = &b;
+      }
+    }
+    uint64_t entries_now = 0;
+    if (known) {
+      Result<controller::CorpusInfoReply> info = client_.Call<controller::CorpusInfoReply>(
+          controller::CorpusInfoRequest{{s_.campaign, s_.build_id}}, o_.request_timeout_ms);
+      if (!info.ok()) return info.status();
+      entries_now = info->entries;
+    }
+    if (previous && entries_now == 0) {
+      Result<uint64_t> pulled =
+          PullInto(o_.client, controller::CorpusResource(s_.campaign, previous->build_id),
+                   dir_ / "carried", o_.request_timeout_ms);
+      if (!pulled.ok()) return pulled.status();
+      s_.carry.from_build = previous->build_id;
+      s_.carry.entries = *pulled;
+      spdlog::info("carry: {} inputs of build {} to run on build {}", *pulled,
+                   previous->build_id, s_.build_id);
+    }
+  } else if (campaign.status().message().find("has no campaign") == std::string::npos) {
+    return campaign.status();
+  }
+  s_.carry.done = true;
+  return Save();
+}
+
+Status Night::Cleanse() {
+  Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
+  if (!ledger.ok()) return ledger.status();
+  const std::vector<LedgerEntry> open = ledger->Open();
+  CleanseOptions options;
+  options.campaign = s_.campaign;
+  options.build_path = o_.campaign.fuzz_build;
+  options.timeout_s = o_.campaign.timeout_s;
+  options.rss_limit_mb = o_.campaign.rss_limit_mb;
+  options.request_timeout_ms = o_.request_timeout_ms;
+  Result<std::vector<CleanseOutcome>> outcomes = CleanseCrashes(client_, open, options);
+  if (!outcomes.ok()) {
+    s_.problems.push_back("cleanse: " + outcomes.status().message());
+  } else {
+    for (size_t i = 0; i < outcomes->size(); i++) {
+      const CleanseOutcome& o = (*outcomes)[i];
+      CleanseRecord r;
+      r.signature = o.signature;
+      r.kind = open[i].kind;
+      r.outcome = o.kind == CleanseOutcome::Kind::kFixed        ? "fixed"
+                  : o.kind == CleanseOutcome::Kind::kReproduces ? "reproduces"
+                                                                : "unchecked";
+      r.now_signature = o.now_signature;
+      r.detail = o.detail;
+      s_.cleanse.records.push_back(r);
+    }
+  }
+  s_.cleanse.done = true;
+  return Save();
+}
+
+Result<bool> Night::Fuzz() {
+  StopLeftoverNodes(s_.fuzz.pids, NodeIdPrefix());
+  const uint64_t budget = o_.campaign.budget_s;
+  if (s_.fuzz.elapsed_s < budget) {
+    const NightlyCampaign& c = o_.campaign;
+    FleetOptions fleet;
+    fleet.pollen_bin = o_.pollen_bin;
+    // The nodes name the target by the file name they are given: a link of the campaign's
+    // target name to tonight's build, whatever the build's file is called.
+    std::error_code ec;
+    const fs::path link = dir_ / "build" / TargetName(c);
+    fs::create_directories(link.parent_path(), ec);
+    fs::remove(link, ec);
+    fs::create_symlink(fs::absolute(c.fuzz_build, ec), link, ec);
+    if (ec) return Status::Error("cannot link " + link.string() + ": " + ec.message());
+    fleet.node_args = {link.string()};
+    if (fs::is_directory(dir_ / "carried", ec)) fleet.node_args.push_back((dir_ / "carried").string());
+    for (const std::string& seeds : c.seeds) fleet.node_args.push_back(seeds);
+    fleet.node_args.insert(fleet.node_args.end(), o_.node_flags.begin(), o_.node_flags.end());
+    fleet.node_args.push_back("--campaign=" + s_.campaign);
+    fleet.node_args.push_back("--keep-going");
+    fleet.node_args.push_back("--workers=" + std::to_string(c.workers));
+    fleet.node_args.push_back("--timeout=" + std::to_string(c.timeout_s));
+    fleet.node_args.push_back("--rss-limit-mb=" + std::to_string(c.rss_limit_mb));
+    if (c.max_len) fleet.node_args.push_back("--max-len=" + std::to_string(c.max_len));
+    if (!c.dictionary.empty()) fleet.node_args.push_back("--dict=" + c.dictionary);
+    s_.fuzz.runs++;
+    fleet.node_id_prefix = NodeIdPrefix() + "r" + std::to_string(s_.fuzz.runs) + "-";
+    fleet.dir = (dir_ / "nodes").string();
+    fleet.nodes = c.nodes;
+    fleet.seconds = budget - s_.fuzz.elapsed_s;
+    const uint64_t elapsed_before = s_.fuzz.elapsed_s;
+    uint64_t last_save = 0;
+    fleet.tick = [&](uint64_t elapsed) {
+      if (elapsed >= last_save + 5) {  // a killed night resumes with what is left
+        last_save = elapsed;
+        s_.fuzz.elapsed_s = std::min(budget, elapsed_before + elapsed);
+        (void)Save();
+      }
+      return o_.should_stop && o_.should_stop();
+    };
+    spdlog::info("fuzz: {} node(s) of build {} for {} s", c.nodes, s_.build_id, fleet.seconds);
+    Result<FleetRun> run = RunFleet(fleet, [&](const std::vector<int>& pids) {
+      s_.fuzz.pids = pids;
+      s_.fuzz.nodes_started += static_cast<uint32_t>(pids.size());
+      (void)Save();
+    });
+    if (!run.ok()) {
+      s_.problems.push_back("the nodes could not be started: " + run.status().message());
+      s_.fuzz.done = true;
+      Status saved = Save();
+      if (!saved.ok()) return saved;
+      return true;
+    }
+    s_.fuzz.pids.clear();
+    s_.fuzz.elapsed_s = std::min(budget, elapsed_before + run->elapsed_s);
+    for (const NodeEnd& end : run->ends) {
+      if (end.ok() || run->stopped) continue;
+      s_.fuzz.nodes_died++;
+      s_.fuzz.node_failures.push_back("node " + std::to_string(end.index) + ": " +
+                                      end.exit.Describe() + " (see " + end.log + ")");
+    }
+    if (run->stopped) {
+      Status saved = Save();
+      if (!saved.ok()) return saved;
+      return false;
+    }
+    // The nodes' work directories are in the controller now; their logs stay.
+    for (const NodeEnd& end : run->ends) fs::remove_all(dir_ / "nodes" / std::to_string(end.index), ec);
+  }
+  if (s_.fuzz.nodes_died * 2 > s_.fuzz.nodes_started) {
+    s_.problems.push_back(std::to_string(s_.fuzz.nodes_died) + " of " +
+                          std::to_string(s_.fuzz.nodes_started) + " nodes died");
+  }
+  for (const std::string& f : s_.fuzz.node_failures) s_.problems.push_back(f);
+  // A node the controller refused fuzzes on alone and ends cleanly: only the controller can
+  // say whether tonight's build reached it.
+  Result<controller::CampaignSummary> campaign =
+      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
+  bool registered = false;
+  if (campaign.ok()) {
+    for (const controller::BuildInfo& b : campaign->builds) registered |= b.build_id == s_.build_id;
+  }
+  if (!registered) {
+    s_.problems.push_back("no node of build " + s_.build_id +
+                          " registered with the controller: see the nodes' logs in " +
+                          (dir_ / "nodes").string());
+    s_.merge.done = s_.coverage.done = true;  // nothing to merge or measure
+    s_.merge.error = s_.coverage.error = "no node registered";
+  }
+  s_.fuzz.done = true;
+  Status saved = Save();
+  if (!saved.ok()) return saved;
+  return true;
+}
+
+Status Night::Merge() {
+  Result<controller::MergeReply> merged = client_.Call<controller::MergeReply>(
+      controller::MergeCorpusRequest{{s_.campaign, s_.build_id}}, o_.merge_timeout_ms);
+  if (merged.ok()) {
+    s_.merge.entries_before = merged->entries_before;
+    s_.merge.entries_after = merged->entries_after;
+    s_.merge.features = merged->features;
+    s_.merge.duration_ms = merged->duration_ms;
+  } else {
+    s_.merge.error = merged.status().message();
+    s_.problems.push_back("merge: " + s_.merge.error);
+  }
+  s_.merge.done = true;
+  return Save();
+}
+
+Status Night::Coverage() {
+  if (o_.campaign.coverage_build.empty()) {
+    s_.coverage.skipped = true;
+  } else {
+    const fs::path corpus = dir_ / "corpus";
+    Result<uint64_t> pulled = PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id),
+                                       corpus, o_.request_timeout_ms);
+    if (!pulled.ok()) return pulled.status();
+    CoverageOptions options;
+    options.coverage_build = o_.campaign.coverage_build;
+    options.inputs = {corpus.string()};
+    options.out_dir = (dir_ / "coverage").string();
+    options.timeout_s = o_.campaign.timeout_s;
+    Result<CoverageSummary> summary = MakeCoverageReport(options);
+    if (summary.ok()) {
+      s_.coverage.summary = CoverageSummaryToJson(*summary);
+      spdlog::info("coverage: {}", DescribeTotals(summary->totals));
+    } else {
+      s_.coverage.error = summary.status().message();
+      s_.problems.push_back("coverage: " + s_.coverage.error);
+    }
+    std::error_code ec;
+    fs::remove_all(corpus, ec);
+  }
+  s_.coverage.done = true;
+  return Save();
+}
+
+Result<uint64_t> Night::Executions() {
+  Result<controller::StatusReply> status = client_.Call<controller::StatusReply>(
+      controller::StatusRequest{s_.campaign}, o_.request_timeout_ms);
+  if (!status.ok()) return status.status();
+  uint64_t executions = 0;
+  for (const controller::NodeStatus& n : status->nodes) {
+    if (n.node_id.rfind(NodeIdPrefix(), 0) == 0) executions += n.stats.executions;
+  }
+  return executions;
+}
+
+Result<NightResult> Night::Report() {
+  Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
+  if (!ledger.ok()) return ledger.status();
+  std::vector<CleanseOutcome> outcomes;
+  for (const CleanseRecord& r : s_.cleanse.records) {
+    CleanseOutcome o;
+    o.signature = r.signature;
+    o.kind = r.outcome == "fixed"        ? CleanseOutcome::Kind::kFixed
+             : r.outcome == "reproduces" ? CleanseOutcome::Kind::kReproduces
+                                         : CleanseOutcome::Kind::kUnchecked;
+    outcomes.push_back(o);
+  }
+  ledger->ApplyCleanse(outcomes, s_.build_id, s_.night);
+  Result<std::vector<controller::CrashSummary>> tonight = controller::ListCampaignCrashes(
+      client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
+  std::vector<controller::CrashSummary> crashes;
+  if (tonight.ok()) {
+    crashes = std::move(tonight).value();
+  } else if (tonight.status().message().find("unknown") == std::string::npos &&
+             tonight.status().message().find("no campaign") == std::string::npos) {
+    return tonight.status();  // a campaign or build no node registered has no crashes
+  }
+  NightCrashes sorted = ledger->ApplyTonight(crashes, s_.build_id, s_.night);
+
+  NightReportInput input;
+  input.campaign = &o_.campaign;
+  input.state = &s_;
+  input.ledger = &*ledger;
+  input.known = sorted.known;
+  for (const CleanseOutcome& o : outcomes) {
+    auto it = ledger->entries().find(o.signature);
+    if (it != ledger->entries().end() && it->second.fixed) input.fixed.push_back(it->second);
+  }
+  const fs::path crash_dir = dir_ / "crashes";
+  auto describe = [&](const controller::CrashSummary& c) {
+    Result<controller::CrashDetailReply> detail = client_.Call<controller::CrashDetailReply>(
+        controller::GetCrashRequest{{s_.campaign, s_.build_id}, c.signature},
+        o_.request_timeout_ms);
+    if (!detail.ok()) {
+      CrashFinding f;
+      f.crash = c;
+      f.summary = "(its report could not be had: " + detail.status().message() + ")";
+      return f;
+    }
+    CrashFinding f = DescribeCrash(c, detail->report, 12);
+    std::error_code ec;
+    fs::create_directories(crash_dir, ec);
+    const std::string name = controller::CrashFileName(c);
+    std::string bytes(detail->input.begin(), detail->input.end());
+    if (WriteText(crash_dir / name, bytes).ok() &&
+        WriteText(crash_dir / (name + ".txt"), detail->report).ok()) {
+      f.reproducer = "crashes/" + name;
+    }
+    return f;
+  };
+  for (const controller::CrashSummary& c : sorted.fresh) input.fresh.push_back(describe(c));
+  for (const controller::CrashSummary& c : sorted.regressed) input.regressed.push_back(describe(c));
+  Result<uint64_t> executions = Executions();
+  if (!executions.ok()) return executions.status();
+  input.executions = *executions;
+
+  NightReport report = BuildNightReport(input);
+  Status json = WriteText(dir_ / "report.json", report.json.dump(2) + "\n");
+  if (!json.ok()) return json;
+  Status md = WriteText(dir_ / "report.md", report.markdown);
+  if (!md.ok()) return md;
+  s_.reported = true;
+  Status saved = Save();
+  if (!saved.ok()) return saved;
+  NightResult result;
+  result.exit_code = report.exit_code;
+  result.night_dir = dir_.string();
+  result.markdown = report.markdown;
+  return result;
+}
+
+Result<NightResult> Night::Run() {
+  Result<std::optional<NightState>> loaded = LoadNightState((dir_ / "night.json").string());
+  if (!loaded.ok()) return loaded.status();
+  Result<std::string> build_id = node::BuildIdOf(o_.campaign.fuzz_build);
+  if (!build_id.ok()) return build_id.status();
+  if (loaded->has_value()) {
+    s_ = std::move(**loaded);
+    if (s_.build_id != *build_id) {
+      return Status::Error("night " + s_.night + " of " + s_.campaign + " was started with build " +
+                           s_.build_id + ", and the fuzzing build is now " + *build_id +
+                           ": give it another --night, or move " + dir_.string() + " away");
+    }
+    if (s_.reported) {
+      Result<nlohmann::json> report = ReadJson(dir_ / "report.json");
+      std::ifstream md(dir_ / "report.md");
+      std::ostringstream text;
+      text << md.rdbuf();
+      if (!report.ok() || !md) return Status::Error("the report of " + dir_.string() + " is gone");
+      NightResult result;
+      result.exit_code = report->value("exit_code", kNightFailed);
+      result.night_dir = dir_.string();
+      result.markdown = text.str();
+      return result;
+    }
+    spdlog::info("resuming night {} of {}", s_.night, s_.campaign);
+  } else {
+    Status begun = Begin(*build_id);
+    if (!begun.ok()) return begun;
+  }
+  if (!s_.carry.done) {
+    Status st = Carry();
+    if (!st.ok()) return st;
+  }
+  if (!s_.cleanse.done) {
+    Status st = Cleanse();
+    if (!st.ok()) return st;
+  }
+  if (!s_.fuzz.done) {
+    Result<bool> finished = Fuzz();
+    if (!finished.ok()) return finished.status();
+    if (!*finished) {
+      NightResult result;
+      result.interrupted = true;
+      result.night_dir = dir_.string();
+      return result;
+    }
+  }
+  if (!s_.merge.done) {
+    Status st = Merge();
+    if (!st.ok()) return st;
+  }
+  if (!s_.coverage.done) {
+    Status st = Coverage();
+    if (!st.ok()) return st;
+  }
+  return Report();
+}
+
+}  // namespace
+
+std::string TodayUtc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+  return buf;
+}
+
+Status CheckNightName(const std::string& night) {
+  std::tm tm{};
+  const char* end = strptime(night.c_str(), "%Y-%m-%d", &tm);
+  if (night.size() != 10 || !end || *end != '\0') {
+    return Status::Error("'" + night + "' is not a night: give a date, YYYY-MM-DD");
+  }
+  return Status::Ok();
+}
+
+Result<NightResult> RunNight(const NightOptions& options) {
+  Status night = CheckNightName(options.night);
+  if (!night.ok()) return night;
+  const fs::path dir = fs::path(options.state_dir) / options.campaign.campaign / options.night;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Error("cannot create " + dir.string() + ": " + ec.message());
+  Result<std::unique_ptr<controller::ControllerClient>> client =
+      controller::ConnectController(options.client);
+  if (!client.ok()) return client.status();
+  Night n(options, **client, dir);
+  return n.Run();
+}
+
+}  // namespace pollen::nightly
