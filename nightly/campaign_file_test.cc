@@ -69,7 +69,7 @@ TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
        "budget: '0s': the budget must be at least 1 s"},
       {"campaign: a\nbuilds: {fuzz: f}\nbudget: 9000h\n", "longer than a week"},
       {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nbudjet: 2m\n",
-       "c.yaml:4: budjet: unknown field (known here: campaign, builds"},
+       "c.yaml:4: budjet: unknown field (known here: campaign, target, builds"},
       {"campaign: a\nbuilds: {fuzz: f, asan: g}\nbudget: 1m\n", "builds.asan: unknown field"},
       {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: 0\n",
        "c.yaml:4: nodes: 0 is out of range [1, 256]"},
