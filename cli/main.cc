@@ -33,6 +33,7 @@ const char kUsage[] =
     "  crashes list|pull|export ...  the campaign's distinct crashes; their reproducers\n"
     "  nightly --campaign=FILE       one night of continuous fuzzing: carry the corpus to the\n"
     "                                new build, re-check open crashes, fuzz, merge, cover, report\n"
+    "  report pull CAMPAIGN          the nightly's reports, kept by the controller\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags; `pollen --version` the version.\n";
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   if (command == "stop") return pollen::cli::StopCommand(argc - 2, argv + 2);
   if (command == "crashes") return pollen::cli::CrashesCommand(argc - 2, argv + 2);
   if (command == "nightly") return pollen::cli::NightlyCommand(argc - 2, argv + 2);
+  if (command == "report") return pollen::cli::ReportCommand(argc - 2, argv + 2);
   if (command == "coverage") return pollen::cli::CoverageCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;

@@ -63,7 +63,8 @@ int NightlyCommand(int argc, char** argv) {
   if (access(campaign->fuzz_build.c_str(), X_OK) != 0) {
     return UsageError("the fuzzing build " + campaign->fuzz_build + " is not an executable file");
   }
-  Result<controller::ControllerClientOptions> client = ControllerClientOptionsFrom(controller_flags);
+  Result<controller::ControllerClientOptions> client =
+      ControllerClientOptionsFrom(controller_flags);
   if (!client.ok()) return UsageError(client.status().message());
 
   nightly::NightOptions options;
@@ -96,8 +97,10 @@ int NightlyCommand(int argc, char** argv) {
     return nightly::kNightFailed;
   }
   if (result->interrupted) {
-    std::fprintf(stderr, "interrupted: the night is saved in %s; run the same command again to "
-                 "resume\n", result->night_dir.c_str());
+    std::fprintf(stderr,
+                 "interrupted: the night is saved in %s; run the same command again to "
+                 "resume\n",
+                 result->night_dir.c_str());
     return 130;
   }
   std::printf("%s\nreport: %s/report.md and report.json\n", result->markdown.c_str(),

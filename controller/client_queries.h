@@ -18,8 +18,7 @@ Result<CampaignSummary> FindCampaign(ControllerClient& client, const std::string
 // Every crash of `campaign` (its build, or the current one when the build id is empty),
 // asking page after page.
 Result<std::vector<CrashSummary>> ListCampaignCrashes(ControllerClient& client,
-                                                      const CampaignRef& campaign,
-                                                      int timeout_ms);
+                                                      const CampaignRef& campaign, int timeout_ms);
 
 // KIND-SIGNATURE, every byte of either but letters, digits, '-' and '_' made '_' (a
 // signature is whatever a node sent: it must not name a path): a file name that is the same

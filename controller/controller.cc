@@ -73,6 +73,7 @@ class ControllerImpl : public Controller {
   ControllerCodec codec_;
   DataDir dir_;
   std::unique_ptr<RegistryDb> db_;
+  std::unique_ptr<ReportStore> reports_;
   std::unique_ptr<CampaignRegistry> campaigns_;
   std::unique_ptr<NodeRegistry> nodes_;
   std::unique_ptr<CampaignStores> stores_;
@@ -124,8 +125,9 @@ Status ControllerImpl::OpenData() {
   if (!nodes.ok()) return nodes.status();
   nodes_ = std::move(nodes).value();
   stores_ = std::make_unique<CampaignStores>(dir_.campaigns, db_.get());
+  reports_ = std::make_unique<ReportStore>(db_.get());
   handler_ = std::make_unique<RequestHandler>(campaigns_.get(), nodes_.get(), stores_.get(),
-                                              options_.limits);
+                                              options_.limits, reports_.get());
   worker_ = std::make_unique<MaintenanceWorker>(NowUnixMs);
   stream_resources_ =
       std::make_unique<StreamResources>(campaigns_.get(), stores_.get(), db_.get(), NowUnixMs,

@@ -158,11 +158,25 @@ struct StreamRequest {
   transfer::StreamMessage message;
 };
 
+// A night's report files (`pollen nightly`), kept by the controller.
+inline constexpr size_t kMaxReportFiles = 16;
+inline constexpr size_t kMaxReportFileName = 64;
+struct ReportFile {
+  std::string name;  // [A-Za-z0-9._-], 1-64 bytes
+  std::string data;
+};
+
+struct PutReportRequest {
+  std::string campaign;
+  std::string night;  // YYYY-MM-DD
+  std::vector<ReportFile> files;
+};
+
 using Request =
     std::variant<RegisterRequest, HeartbeatRequest, NewInputsRequest, CrashRequest,
                  ListCampaignsRequest, StatusRequest, ListCrashesRequest, GetCrashRequest,
                  StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest,
-                 PushCorpusRequest, StreamRequest, PushCrashRequest>;
+                 PushCorpusRequest, StreamRequest, PushCrashRequest, PutReportRequest>;
 
 // ---- Replies ----------------------------------------------------------------------------
 
@@ -310,6 +324,11 @@ struct CorpusInfoReply {
   uint64_t pull_entries = 0;    // records a whole pull of the corpus sends
 };
 
+struct ReportStoredReply {
+  std::string night;
+  uint32_t files = 0;
+};
+
 struct MergeReply {
   uint64_t entries_before = 0;
   uint64_t entries_after = 0;
@@ -324,7 +343,8 @@ struct StreamReply {
 
 using Reply = std::variant<ErrorReply, RegisterReply, HeartbeatReply, InputsReply, CrashReply,
                            CampaignsReply, StatusReply, CrashListReply, CrashDetailReply,
-                           CampaignStateReply, CorpusInfoReply, MergeReply, StreamReply>;
+                           CampaignStateReply, CorpusInfoReply, MergeReply, StreamReply,
+                           ReportStoredReply>;
 
 }  // namespace pollen::controller
 

@@ -14,6 +14,7 @@ constexpr std::string_view kCorpusPrefix = "corpus/";
 constexpr std::string_view kEntriesPrefix = "entries/";
 constexpr std::string_view kPushedPrefix = "pushed/";
 constexpr std::string_view kCrashPrefix = "crash/";
+constexpr std::string_view kReportsPrefix = "reports/";
 
 std::string Hex16(uint64_t n) {
   char text[kSeqDigits + 1];
@@ -25,7 +26,8 @@ Status BadResource(std::string_view resource, const std::string& why) {
   return Status::Error("unknown stream resource '" + std::string(resource.substr(0, 200)) + "' (" +
                        why +
                        "): the controller streams corpus/CAMPAIGN[/BUILD], "
-                       "entries/CAMPAIGN[/BUILD], pushed/CAMPAIGN and crash/CAMPAIGN/SIGNATURE");
+                       "entries/CAMPAIGN[/BUILD], pushed/CAMPAIGN, crash/CAMPAIGN/SIGNATURE and "
+                       "reports/CAMPAIGN[/NIGHT|/latest]");
 }
 
 }  // namespace
@@ -62,6 +64,12 @@ std::string CrashResource(const std::string& campaign, const std::string& signat
   return std::string(kCrashPrefix) + campaign + "/" + signature;
 }
 
+std::string ReportsResource(const std::string& campaign, const std::string& night) {
+  std::string resource = std::string(kReportsPrefix) + campaign;
+  if (!night.empty()) resource += "/" + night;
+  return resource;
+}
+
 Result<ParsedResource> ParseResource(std::string_view resource) {
   ParsedResource parsed;
   std::string_view rest;
@@ -77,6 +85,9 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
   } else if (resource.substr(0, kCrashPrefix.size()) == kCrashPrefix) {
     parsed.kind = ParsedResource::Kind::kCrash;
     rest = resource.substr(kCrashPrefix.size());
+  } else if (resource.substr(0, kReportsPrefix.size()) == kReportsPrefix) {
+    parsed.kind = ParsedResource::Kind::kReports;
+    rest = resource.substr(kReportsPrefix.size());
   } else {
     return BadResource(resource, "no such kind");
   }
@@ -90,6 +101,13 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
     const std::string_view build = rest.substr(slash + 1);
     if (parsed.kind == ParsedResource::Kind::kPushed) {
       return BadResource(resource, "pushed inputs belong to a campaign, not to a build");
+    }
+    if (parsed.kind == ParsedResource::Kind::kReports) {
+      if (build != "latest") {
+        if (Status s = CheckNightName(build); !s.ok()) return BadResource(resource, s.message());
+      }
+      parsed.night = std::string(build);
+      return parsed;
     }
     if (parsed.kind == ParsedResource::Kind::kCrash) {
       if (Status s = CheckSafeName("crash signature", build); !s.ok()) {

@@ -43,10 +43,14 @@ std::string PushedResource(const std::string& campaign);
 // "crash/<campaign>/<signature>".
 std::string CrashResource(const std::string& campaign, const std::string& signature);
 
+// "reports/<campaign>" (every night), "reports/<campaign>/<night>" or ".../latest".
+std::string ReportsResource(const std::string& campaign, const std::string& night = "");
+
 struct ParsedResource {
-  enum class Kind { kCorpus, kEntries, kPushed, kCrash } kind = Kind::kCorpus;
-  CampaignRef campaign;   // build id empty for kPushed and kCrash, or for the current build
+  enum class Kind { kCorpus, kEntries, kPushed, kCrash, kReports } kind = Kind::kCorpus;
+  CampaignRef campaign;   // build id empty for kPushed, kCrash and kReports, or the current build
   std::string signature;  // kCrash only
+  std::string night;      // kReports: a night, "latest", or "" for all
 };
 
 // Parses a resource of the forms above; the names are checked (controller/safe_name.h).

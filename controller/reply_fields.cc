@@ -208,6 +208,11 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
       b.setPushedEntries(r.pushed_entries);
       b.setPullEntries(r.pull_entries);
     }
+    void operator()(const ReportStoredReply& r) {
+      auto b = m.initReportStored();
+      b.setNight(r.night);
+      b.setFiles(r.files);
+    }
     void operator()(const MergeReply& r) {
       auto b = m.initMergeReply();
       b.setEntriesBefore(r.entries_before);
@@ -295,6 +300,11 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, const ControllerLimits& 
       *out = CorpusInfoReply{String(r.getName()),  String(r.getBuildId()), r.getEntries(),
                              r.getBytes(),         r.getFeatures(),        r.getLastMergeUnixMs(),
                              r.getPushedEntries(), r.getPullEntries()};
+      return std::nullopt;
+    }
+    case M::REPORT_STORED: {
+      auto r = m.getReportStored();
+      *out = ReportStoredReply{String(r.getNight()), r.getFiles()};
       return std::nullopt;
     }
     case M::MERGE_REPLY: {

@@ -172,6 +172,7 @@ bool IsRequestKind(M::Which which) {
     case M::STREAM:
     case M::PUSH_CORPUS:
     case M::PUSH_CRASH:
+    case M::PUT_REPORT:
       return true;
     default:
       return false;
@@ -249,6 +250,17 @@ void EncodeRequestBody(const Request& request, M::Builder m) {
       b.setKind(r.kind);
       b.setMinimized(r.minimized);
       b.setStreamId(r.stream_id);
+    }
+    void operator()(const PutReportRequest& r) {
+      auto b = m.initPutReport();
+      b.setCampaign(r.campaign);
+      b.setNight(r.night);
+      auto files = b.initFiles(static_cast<unsigned>(r.files.size()));
+      for (size_t i = 0; i < r.files.size(); i++) {
+        files[i].setName(r.files[i].name);
+        files[i].setData(capnp::Data::Reader(
+            reinterpret_cast<const capnp::byte*>(r.files[i].data.data()), r.files[i].data.size()));
+      }
     }
   };
   std::visit(Visitor{m}, request);
@@ -353,6 +365,30 @@ std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits
     case M::PUSH_CRASH: {
       PushCrashRequest request;
       if (auto e = ReadPushCrash(m, limits, &request)) return e;
+      *out = std::move(request);
+      return std::nullopt;
+    }
+    case M::PUT_REPORT: {
+      auto r = m.getPutReport();
+      PutReportRequest request;
+      if (Status s = CheckSafeName("campaign name", View(r.getCampaign())); !s.ok()) {
+        return InvalidName(s);
+      }
+      if (Status s = CheckNightName(View(r.getNight())); !s.ok()) return InvalidName(s);
+      request.campaign = String(r.getCampaign());
+      request.night = String(r.getNight());
+      if (r.getFiles().size() > kMaxReportFiles) {
+        return Malformed("a report has at most " + std::to_string(kMaxReportFiles) + " files");
+      }
+      for (auto f : r.getFiles()) {
+        if (f.getName().size() > kMaxReportFileName) return Malformed("a report file name is too long");
+        if (Status s = CheckSafeName("report file name", View(f.getName())); !s.ok()) {
+          return InvalidName(s);
+        }
+        auto data = f.getData();
+        request.files.push_back(
+            {String(f.getName()), std::string(reinterpret_cast<const char*>(data.begin()), data.size())});
+      }
       *out = std::move(request);
       return std::nullopt;
     }

@@ -30,10 +30,12 @@ ErrorReply UnknownNode(const std::string& id) {
 }  // namespace
 
 RequestHandler::RequestHandler(CampaignRegistry* campaigns, NodeRegistry* nodes,
-                               CampaignStores* stores, const ControllerLimits& limits)
+                               CampaignStores* stores, const ControllerLimits& limits,
+                               ReportStore* reports)
     : campaigns_(campaigns),
       nodes_(nodes),
       stores_(stores),
+      reports_(reports),
       limits_(limits),
       reply_budget_(limits.max_message_bytes > 2 * kReplyMarginBytes
                         ? limits.max_message_bytes - kReplyMarginBytes
@@ -56,6 +58,7 @@ Reply RequestHandler::Handle(const Request& request, int64_t now_unix_ms, uint64
     Reply operator()(const StopCampaignRequest& r) { return h->OnSetStopped(r.campaign, true); }
     Reply operator()(const CorpusInfoRequest& r) { return h->OnCorpusInfo(r); }
     Reply operator()(const MergeCorpusRequest& r) { return h->OnMerge(r, now_unix_ms); }
+    Reply operator()(const PutReportRequest& r) { return h->OnPutReport(r); }
     // Streams run in the controller's stream server (controller/stream_server.h).
     Reply operator()(const PushCorpusRequest&) { return NotHere(); }
     Reply operator()(const StreamRequest&) { return NotHere(); }
@@ -288,6 +291,18 @@ Reply RequestHandler::OnMerge(const MergeCorpusRequest& r, int64_t now_unix_ms) 
   if (!report.ok()) return StorageError(report.status());
   return MergeReply{report->entries_before, report->entries_after, report->features,
                     report->duration_ms};
+}
+
+Reply RequestHandler::OnPutReport(const PutReportRequest& r) {
+  if (reports_ == nullptr) return ErrorReply{ErrorCode::kUnimplemented, "no report store here"};
+  Status put = reports_->Put(r);
+  if (!put.ok()) {
+    spdlog::error("{}", put.message());
+    return ErrorReply{ErrorCode::kStorage, "the controller could not store the report"};
+  }
+  spdlog::info("campaign '{}': report of night {} stored ({} files)", r.campaign, r.night,
+               r.files.size());
+  return ReportStoredReply{r.night, static_cast<uint32_t>(r.files.size())};
 }
 
 }  // namespace pollen::controller

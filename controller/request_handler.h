@@ -18,14 +18,16 @@
 #include "controller/campaign_stores.h"
 #include "controller/controller_message.h"
 #include "controller/node_registry.h"
+#include "controller/report_store.h"
 
 namespace pollen::controller {
 
 class RequestHandler {
  public:
   // Everything must outlive the handler. Replies are kept under limits.max_message_bytes.
+  // `reports` may be null: putReport is then unimplemented.
   RequestHandler(CampaignRegistry* campaigns, NodeRegistry* nodes, CampaignStores* stores,
-                 const ControllerLimits& limits);
+                 const ControllerLimits& limits, ReportStore* reports = nullptr);
 
   // The answer to `request`. now_unix_ms: wall clock (recorded); now_ms: monotonic
   // (minimization retries). A MergeCorpusRequest is merged here, synchronously; the
@@ -47,12 +49,14 @@ class RequestHandler {
   Reply OnSetStopped(const CampaignRef& ref, bool stopped);
   Reply OnCorpusInfo(const CorpusInfoRequest& r);
   Reply OnMerge(const MergeCorpusRequest& r, int64_t now_unix_ms);
+  Reply OnPutReport(const PutReportRequest& r);
   // The store of a registered node's campaign build, or the error to reply with.
   std::variant<CampaignStore*, ErrorReply> StoreOfNode(const NodeRecord& node);
 
   CampaignRegistry* campaigns_;
   NodeRegistry* nodes_;
   CampaignStores* stores_;
+  ReportStore* reports_;
   const ControllerLimits limits_;
   // What a reply may hold besides its fixed fields (a margin under the message limit).
   const size_t reply_budget_;

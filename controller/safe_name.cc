@@ -67,4 +67,23 @@ bool IsDisplayText(std::string_view text) {
   return true;
 }
 
+Status CheckNightName(std::string_view night) {
+  auto digits = [&](size_t from, size_t n, int* value) {
+    *value = 0;
+    for (size_t i = from; i < from + n; i++) {
+      if (night[i] < '0' || night[i] > '9') return false;
+      *value = *value * 10 + (night[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0;
+  if (night.size() != 10 || night[4] != '-' || night[7] != '-' || !digits(0, 4, &year) ||
+      !digits(5, 2, &month) || !digits(8, 2, &day) || month < 1 || month > 12 || day < 1 ||
+      day > 31) {
+    return Status::Error("'" + std::string(night.substr(0, 64)) +
+                         "' is not a night: give a date, YYYY-MM-DD");
+  }
+  return Status::Ok();
+}
+
 }  // namespace pollen::controller

@@ -23,6 +23,10 @@ Status CheckSafeName(std::string_view what, std::string_view name);
 // Ok when `id` is 1 to max_bytes bytes of printable ASCII without spaces (0x21-0x7e).
 Status CheckNodeId(std::string_view id, size_t max_bytes);
 
+// Ok when `night` is a date, YYYY-MM-DD (month 01-12, day 01-31): the name of a night of a
+// nightly campaign, a key and a directory name.
+Status CheckNightName(std::string_view night);
+
 // True when every byte of `text` is printable ASCII or a space, or beyond ASCII (UTF-8):
 // no control characters in what is shown in tables and logs.
 bool IsDisplayText(std::string_view text);

@@ -1,5 +1,7 @@
 #include "controller/stream_resources.h"
 
+#include "controller/report_store.h"
+
 #include <spdlog/spdlog.h>
 
 #include <utility>
@@ -32,6 +34,13 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
     const std::string& resource, const std::string& resume_after) {
   Result<ParsedResource> parsed = ParseResource(resource);
   if (!parsed.ok()) return parsed.status();
+  if (parsed->kind == ParsedResource::Kind::kReports) {  // kept even for campaigns without nodes
+    ReportStore reports(db_);
+    Result<std::unique_ptr<transfer::RecordSource>> source =
+        reports.Open(parsed->campaign.name, parsed->night, resume_after);
+    if (!source.ok()) return Logged(source.status());
+    return source;
+  }
   const CampaignRecord* campaign = campaigns_->Find(parsed->campaign.name);
   if (campaign == nullptr) {
     return Status::Error(campaigns_->UnknownCampaign(parsed->campaign.name));

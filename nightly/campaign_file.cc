@@ -148,9 +148,9 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
     return Status::Error(errors.path() +
                          ": a campaign file is a YAML map (campaign:, builds:, ...)");
   }
-  Status known = OnlyKnownKeys(
-      errors, root, "",
-      {"campaign", "target", "builds", "seeds", "dictionary", "options", "budget", "nodes", "workers"});
+  Status known = OnlyKnownKeys(errors, root, "",
+                               {"campaign", "target", "builds", "seeds", "dictionary", "options",
+                                "budget", "nodes", "workers"});
   if (!known.ok()) return known;
   NightlyCampaign out;
   if (!root["campaign"]) return errors.At(root, "campaign", "is required (the campaign's name)");

@@ -58,7 +58,8 @@ std::string FindProgram(const std::vector<std::string>& names) {
 Result<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
   if (spec.argv.empty()) return Status::Error("no program to start");
   const std::string program = FindProgram({spec.argv[0]});
-  if (program.empty()) return Status::Error("cannot run " + spec.argv[0] + ": not found or not executable");
+  if (program.empty())
+    return Status::Error("cannot run " + spec.argv[0] + ": not found or not executable");
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -93,8 +94,8 @@ Result<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
   std::vector<std::string> env;
   for (char** e = environ; e && *e; e++) env.emplace_back(*e);
@@ -117,8 +118,7 @@ Result<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
   return ChildProcess(pid);
 }
 
-ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(other.pid_), exit_(other.exit_) {
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_), exit_(other.exit_) {
   other.pid_ = -1;
 }
 

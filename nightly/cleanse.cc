@@ -42,8 +42,8 @@ Result<std::vector<CleanseOutcome>> CleanseCrashes(controller::ControllerClient&
     if (!o.detail.empty()) continue;  // unchecked
     Result<storage::ExecutionResult> run = executor.Execute(inputs[i].data(), inputs[i].size());
     if (!run.ok()) {
-      return Status::Error("the build " + options.build_path + " cannot run: " +
-                           run.status().message());
+      return Status::Error("the build " + options.build_path +
+                           " cannot run: " + run.status().message());
     }
     if (run->failed) {
       o.kind = CleanseOutcome::Kind::kReproduces;

@@ -32,7 +32,8 @@ size_t CountInputs(const std::vector<std::string>& inputs) {
 Result<std::string> FindTool(const std::string& name) {
   std::string path = FindProgram({name + "-14", name});
   if (path.empty()) {
-    return Status::Error(name + " (or " + name + "-14) is not installed: it is in Debian's llvm-14 package");
+    return Status::Error(name + " (or " + name +
+                         "-14) is not installed: it is in Debian's llvm-14 package");
   }
   return path;
 }
@@ -158,7 +159,8 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
     return Status::Error("the coverage build " + options.coverage_build + " wrote no profile (" +
                          ran->Describe() +
                          "): is it built with -fprofile-instr-generate -fcoverage-mapping? "
-                         "See " + log);
+                         "See " +
+                         log);
   }
   const std::string profdata = (out / "coverage.profdata").string();
   merge.insert(merge.end(), {"-o", profdata});
@@ -180,11 +182,11 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
 
   if (options.html) {
     fs::remove_all(out / "html", ec);
-    Status html = RunTool({*cov_tool, "show", "-format=html", "-show-branches=count",
-                           "-output-dir=" + (out / "html").string(), "-instr-profile=" + profdata,
-                           std::string("-ignore-filename-regex=") + kIgnoredFiles,
-                           options.coverage_build},
-                          "", log, 600'000);
+    Status html =
+        RunTool({*cov_tool, "show", "-format=html", "-show-branches=count",
+                 "-output-dir=" + (out / "html").string(), "-instr-profile=" + profdata,
+                 std::string("-ignore-filename-regex=") + kIgnoredFiles, options.coverage_build},
+                "", log, 600'000);
     if (!html.ok()) return html;
   }
   fs::remove_all(profiles, ec);
@@ -214,8 +216,8 @@ Result<CoverageSummary> CoverageSummaryFromJson(const nlohmann::json& json) {
   if (json.contains("files") && json["files"].is_array()) {
     for (const nlohmann::json& f : json["files"]) {
       if (!f.is_object() || !f.contains("file") || !f["file"].is_string()) continue;
-      s.files.push_back({f["file"].get<std::string>(),
-                         TotalsFromLlvmJson(f.value("totals", nlohmann::json()))});
+      s.files.push_back(
+          {f["file"].get<std::string>(), TotalsFromLlvmJson(f.value("totals", nlohmann::json()))});
     }
   }
   return s;

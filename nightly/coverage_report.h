@@ -18,10 +18,9 @@
 #define POLLEN_NIGHTLY_COVERAGE_REPORT_H_
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "engine/status.h"
 

@@ -9,10 +9,9 @@
 #define POLLEN_NIGHTLY_CRASH_LEDGER_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "controller/controller_message.h"
 #include "engine/status.h"

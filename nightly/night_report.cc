@@ -12,9 +12,12 @@ namespace pollen::nightly {
 namespace {
 
 nlohmann::json FindingJson(const CrashFinding& f) {
-  return {{"signature", f.crash.signature}, {"kind", f.crash.kind},
-          {"count", f.crash.count},         {"first_seen_unix_ms", f.crash.first_seen_unix_ms},
-          {"reproducer", f.reproducer},     {"summary", f.summary},
+  return {{"signature", f.crash.signature},
+          {"kind", f.crash.kind},
+          {"count", f.crash.count},
+          {"first_seen_unix_ms", f.crash.first_seen_unix_ms},
+          {"reproducer", f.reproducer},
+          {"summary", f.summary},
           {"stack", f.stack}};
 }
 
@@ -30,10 +33,10 @@ std::string CoverageRow(const char* name, const CoverageCount& now, const Covera
     std::snprintf(cell, sizeof(cell), "%" PRIu64 "/%" PRIu64 " (%.1f%%)", before->covered,
                   before->count, before->Percent());
     // Covered counts and percentages both: a build that dropped code changes the totals.
-    std::snprintf(cell + std::strlen(cell), sizeof(cell) - std::strlen(cell), " | %s (%+.1f pp)",
-                  Signed(static_cast<int64_t>(now.covered) - static_cast<int64_t>(before->covered))
-                      .c_str(),
-                  now.Percent() - before->Percent());
+    std::snprintf(
+        cell + std::strlen(cell), sizeof(cell) - std::strlen(cell), " | %s (%+.1f pp)",
+        Signed(static_cast<int64_t>(now.covered) - static_cast<int64_t>(before->covered)).c_str(),
+        now.Percent() - before->Percent());
     row += cell;
   } else {
     row += "— | —";
@@ -69,9 +72,9 @@ CrashFinding DescribeCrash(const controller::CrashSummary& crash, const std::str
   std::istringstream lines(report);
   std::string line;
   while (std::getline(lines, line)) {
-    if (f.summary.empty() &&
-        (line.find("ERROR") != std::string::npos || line.find("runtime error") != std::string::npos ||
-         line.find("deadly signal") != std::string::npos)) {
+    if (f.summary.empty() && (line.find("ERROR") != std::string::npos ||
+                              line.find("runtime error") != std::string::npos ||
+                              line.find("deadly signal") != std::string::npos)) {
       // Without the sanitizers' "==PID==" prefix.
       static const std::regex kPrefix(R"(^\s*=*[0-9]*=*\s*)");
       f.summary = std::regex_replace(line, kPrefix, "", std::regex_constants::format_first_only);
@@ -116,7 +119,9 @@ NightReport BuildNightReport(const NightReportInput& in) {
 
   nlohmann::json fixed = nlohmann::json::array();
   for (const LedgerEntry& e : in.fixed) {
-    fixed.push_back({{"signature", e.signature}, {"kind", e.kind}, {"first_night", e.first_night},
+    fixed.push_back({{"signature", e.signature},
+                     {"kind", e.kind},
+                     {"first_night", e.first_night},
                      {"fixed_build", e.fixed_build}});
   }
   nlohmann::json known = nlohmann::json::array();
@@ -125,8 +130,10 @@ NightReport BuildNightReport(const NightReportInput& in) {
   }
   nlohmann::json still_open = nlohmann::json::array();
   for (const LedgerEntry& e : in.ledger->Open()) {
-    still_open.push_back({{"signature", e.signature}, {"kind", e.kind},
-                          {"first_night", e.first_night}, {"build", e.build}});
+    still_open.push_back({{"signature", e.signature},
+                          {"kind", e.kind},
+                          {"first_night", e.first_night},
+                          {"build", e.build}});
   }
   nlohmann::json fresh = nlohmann::json::array(), regressed = nlohmann::json::array();
   for (const CrashFinding& f : in.fresh) fresh.push_back(FindingJson(f));
@@ -156,8 +163,9 @@ NightReport BuildNightReport(const NightReportInput& in) {
                  {"entries_before_merge", s.merge.entries_before},
                  {"entries", s.merge.entries_after},
                  {"features", s.merge.features}};
-  j["coverage"] = s.coverage.summary.is_object() ? s.coverage.summary.value("totals", nlohmann::json())
-                                                 : nlohmann::json();
+  j["coverage"] = s.coverage.summary.is_object()
+                      ? s.coverage.summary.value("totals", nlohmann::json())
+                      : nlohmann::json();
   j["previous_coverage"] = s.previous_coverage;
   j["ledger"] = in.ledger->ToJson();
 
@@ -182,7 +190,8 @@ NightReport BuildNightReport(const NightReportInput& in) {
   AppendFindings(md, "New crashes", s.campaign, in.fresh);
   AppendFindings(md, "Crashes that came back", s.campaign, in.regressed);
   if (!in.fixed.empty()) {
-    md << "\n## Fixed (" << in.fixed.size() << ")\n\n| kind | signature | first seen | fixed in build |\n"
+    md << "\n## Fixed (" << in.fixed.size()
+       << ")\n\n| kind | signature | first seen | fixed in build |\n"
        << "|---|---|---|---|\n";
     for (const LedgerEntry& e : in.fixed) {
       md << "| " << e.kind << " | `" << e.signature << "` | "
@@ -210,8 +219,8 @@ NightReport BuildNightReport(const NightReportInput& in) {
        << "`\n";
   }
   if (s.merge.done && s.merge.error.empty()) {
-    md << "- merged: " << s.merge.entries_before << " → " << s.merge.entries_after
-       << " inputs, " << s.merge.features << " features\n";
+    md << "- merged: " << s.merge.entries_before << " → " << s.merge.entries_after << " inputs, "
+       << s.merge.features << " features\n";
   }
   if (s.coverage.summary.is_object()) {
     Result<CoverageSummary> now = CoverageSummaryFromJson(s.coverage.summary);

@@ -7,10 +7,9 @@
 #define POLLEN_NIGHTLY_NIGHT_REPORT_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "controller/controller_message.h"
 #include "nightly/campaign_file.h"

@@ -7,10 +7,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "controller/client_queries.h"
 #include "controller/record_names.h"
+#include "controller/safe_name.h"
 #include "controller/stream_client.h"
 #include "nightly/cleanse.h"
 #include "nightly/coverage_report.h"
@@ -18,6 +20,7 @@
 #include "nightly/night_report.h"
 #include "nightly/night_state.h"
 #include "nightly/node_fleet.h"
+#include "nightly/report_client.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
 #include "transfer/directory_records.h"
@@ -125,12 +128,28 @@ Status Night::Begin(const std::string& build_id) {
   s_.started_unix_ms = NowUnixMs();
   s_.previous_night = PreviousNight(dir_.parent_path(), o_.night);
   CrashLedger ledger;
+  // The previous night's report: here, or in the controller (a job without a disk of its
+  // own, or a state directory lost), whichever is newer.
+  std::string previous_where;
+  Result<nlohmann::json> report = Status::Error("no previous night");
   if (!s_.previous_night.empty()) {
-    const fs::path previous = dir_.parent_path() / s_.previous_night / "report.json";
-    Result<nlohmann::json> report = ReadJson(previous);
+    previous_where = (dir_.parent_path() / s_.previous_night / "report.json").string();
+    report = ReadJson(previous_where);
     if (!report.ok()) return report.status();
+  }
+  Result<StoredReport> stored =
+      PullPreviousReport(o_.client, o_.campaign.campaign, o_.night, o_.request_timeout_ms);
+  if (!stored.ok()) return stored.status();
+  if (stored->night > s_.previous_night) {
+    s_.previous_night = stored->night;
+    previous_where = "the controller's report of " + stored->night;
+    nlohmann::json j = nlohmann::json::parse(stored->json, nullptr, false);
+    if (j.is_discarded()) return Status::Error(previous_where + " is not JSON");
+    report = std::move(j);
+  }
+  if (!s_.previous_night.empty()) {
     Result<CrashLedger> read = CrashLedger::FromJson(report->value("ledger", nlohmann::json()));
-    if (!read.ok()) return Status::Error(previous.string() + ": " + read.status().message());
+    if (!read.ok()) return Status::Error(previous_where + ": " + read.status().message());
     ledger = std::move(read).value();
     s_.previous_coverage = report->value("coverage", nlohmann::json());
   }
@@ -182,8 +201,8 @@ Status Night::Carry() {
       if (!pulled.ok()) return pulled.status();
       s_.carry.from_build = previous->build_id;
       s_.carry.entries = *pulled;
-      spdlog::info("carry: {} inputs of build {} to run on build {}", *pulled,
-                   previous->build_id, s_.build_id);
+      spdlog::info("carry: {} inputs of build {} to run on build {}", *pulled, previous->build_id,
+                   s_.build_id);
     }
   } else if (campaign.status().message().find("has no campaign") == std::string::npos) {
     return campaign.status();
@@ -239,7 +258,8 @@ Result<bool> Night::Fuzz() {
     fs::create_symlink(fs::absolute(c.fuzz_build, ec), link, ec);
     if (ec) return Status::Error("cannot link " + link.string() + ": " + ec.message());
     fleet.node_args = {link.string()};
-    if (fs::is_directory(dir_ / "carried", ec)) fleet.node_args.push_back((dir_ / "carried").string());
+    if (fs::is_directory(dir_ / "carried", ec))
+      fleet.node_args.push_back((dir_ / "carried").string());
     for (const std::string& seeds : c.seeds) fleet.node_args.push_back(seeds);
     fleet.node_args.insert(fleet.node_args.end(), o_.node_flags.begin(), o_.node_flags.end());
     fleet.node_args.push_back("--campaign=" + s_.campaign);
@@ -291,7 +311,8 @@ Result<bool> Night::Fuzz() {
       return false;
     }
     // The nodes' work directories are in the controller now; their logs stay.
-    for (const NodeEnd& end : run->ends) fs::remove_all(dir_ / "nodes" / std::to_string(end.index), ec);
+    for (const NodeEnd& end : run->ends)
+      fs::remove_all(dir_ / "nodes" / std::to_string(end.index), ec);
   }
   if (s_.fuzz.nodes_died * 2 > s_.fuzz.nodes_started) {
     s_.problems.push_back(std::to_string(s_.fuzz.nodes_died) + " of " +
@@ -340,8 +361,9 @@ Status Night::Coverage() {
     s_.coverage.skipped = true;
   } else {
     const fs::path corpus = dir_ / "corpus";
-    Result<uint64_t> pulled = PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id),
-                                       corpus, o_.request_timeout_ms);
+    Result<uint64_t> pulled =
+        PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id), corpus,
+                 o_.request_timeout_ms);
     if (!pulled.ok()) return pulled.status();
     CoverageOptions options;
     options.coverage_build = o_.campaign.coverage_build;
@@ -387,8 +409,8 @@ Result<NightResult> Night::Report() {
     outcomes.push_back(o);
   }
   ledger->ApplyCleanse(outcomes, s_.build_id, s_.night);
-  Result<std::vector<controller::CrashSummary>> tonight = controller::ListCampaignCrashes(
-      client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
+  Result<std::vector<controller::CrashSummary>> tonight =
+      controller::ListCampaignCrashes(client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
   std::vector<controller::CrashSummary> crashes;
   if (tonight.ok()) {
     crashes = std::move(tonight).value();
@@ -440,6 +462,11 @@ Result<NightResult> Night::Report() {
   if (!json.ok()) return json;
   Status md = WriteText(dir_ / "report.md", report.markdown);
   if (!md.ok()) return md;
+  std::map<std::string, std::string> files = {{"report.json", report.json.dump(2) + "\n"},
+                                              {"report.md", report.markdown}};
+  if (s_.coverage.summary.is_object()) files["coverage.json"] = s_.coverage.summary.dump(2) + "\n";
+  Status put = PutNightReport(client_, s_.campaign, s_.night, files, o_.request_timeout_ms);
+  if (!put.ok()) return put;
   s_.reported = true;
   Status saved = Save();
   if (!saved.ok()) return saved;
@@ -519,14 +546,7 @@ std::string TodayUtc() {
   return buf;
 }
 
-Status CheckNightName(const std::string& night) {
-  std::tm tm{};
-  const char* end = strptime(night.c_str(), "%Y-%m-%d", &tm);
-  if (night.size() != 10 || !end || *end != '\0') {
-    return Status::Error("'" + night + "' is not a night: give a date, YYYY-MM-DD");
-  }
-  return Status::Ok();
-}
+Status CheckNightName(const std::string& night) { return controller::CheckNightName(night); }
 
 Result<NightResult> RunNight(const NightOptions& options) {
   Status night = CheckNightName(options.night);

@@ -46,9 +46,9 @@ struct NightOptions {
 };
 
 struct NightResult {
-  int exit_code = 0;        // night_report.h's kNight*
+  int exit_code = 0;  // night_report.h's kNight*
   std::string night_dir;
-  std::string markdown;     // the report
+  std::string markdown;      // the report
   bool interrupted = false;  // should_stop: nothing reported yet
 };
 

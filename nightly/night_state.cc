@@ -60,8 +60,9 @@ Result<std::optional<NightState>> LoadNightState(const std::string& path) {
   if (!in) return Status::Error("cannot read " + path);
   nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return Status::Error(path + " is not a night's state (not JSON): move it away to start the "
-                                "night again");
+    return Status::Error(path +
+                         " is not a night's state (not JSON): move it away to start the "
+                         "night again");
   }
   try {
     return std::optional<NightState>(j.get<NightState>());

@@ -6,11 +6,10 @@
 #define POLLEN_NIGHTLY_NIGHT_STATE_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/status.h"
 
@@ -40,11 +39,11 @@ struct CleanseStep {
 // Step 3: the nodes.
 struct FuzzStep {
   bool done = false;
-  uint64_t elapsed_s = 0;   // fuzzing time spent so far (all runs of the step)
-  uint32_t runs = 0;        // times the nodes were started (1, or more after a resume)
-  std::vector<int> pids;    // the nodes running now (a resumed night stops leftovers)
+  uint64_t elapsed_s = 0;  // fuzzing time spent so far (all runs of the step)
+  uint32_t runs = 0;       // times the nodes were started (1, or more after a resume)
+  std::vector<int> pids;   // the nodes running now (a resumed night stops leftovers)
   uint32_t nodes_started = 0;
-  uint32_t nodes_died = 0;  // ended neither cleanly nor with a crash found
+  uint32_t nodes_died = 0;                 // ended neither cleanly nor with a crash found
   std::vector<std::string> node_failures;  // "node 2: exit code 2 (see nodes/2.log)"
 };
 
@@ -61,19 +60,19 @@ struct MergeStep {
 // Step 5.
 struct CoverageStep {
   bool done = false;
-  bool skipped = false;   // no coverage build
+  bool skipped = false;  // no coverage build
   std::string error;
   nlohmann::json summary;  // CoverageSummaryToJson, when made
 };
 
 struct NightState {
   std::string campaign;
-  std::string night;          // YYYY-MM-DD
-  std::string build_id;       // of the fuzzing build
-  std::string previous_night; // the night whose report this one follows ("" for the first)
+  std::string night;           // YYYY-MM-DD
+  std::string build_id;        // of the fuzzing build
+  std::string previous_night;  // the night whose report this one follows ("" for the first)
   int64_t started_unix_ms = 0;
-  nlohmann::json ledger_before;  // the crash ledger as the night found it
-  nlohmann::json previous_coverage;  // the previous night's coverage totals, or null
+  nlohmann::json ledger_before;       // the crash ledger as the night found it
+  nlohmann::json previous_coverage;   // the previous night's coverage totals, or null
   std::vector<std::string> problems;  // what went wrong that is not a crash
   CarryStep carry;
   CleanseStep cleanse;

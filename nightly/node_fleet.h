@@ -18,12 +18,12 @@
 namespace pollen::nightly {
 
 struct FleetOptions {
-  std::string pollen_bin;                // the `pollen` binary
-  std::vector<std::string> node_args;    // TARGET, corpus directories and flags common to all
-  std::string node_id_prefix;            // node K is PREFIX<K>
-  std::string dir;                       // node K works in DIR/K and logs to DIR/K.log
+  std::string pollen_bin;              // the `pollen` binary
+  std::vector<std::string> node_args;  // TARGET, corpus directories and flags common to all
+  std::string node_id_prefix;          // node K is PREFIX<K>
+  std::string dir;                     // node K works in DIR/K and logs to DIR/K.log
   uint32_t nodes = 1;
-  uint64_t seconds = 0;                  // each node's --time
+  uint64_t seconds = 0;  // each node's --time
   // Called about every second with the seconds since the start; true stops the nodes (as
   // SIGTERM does: they save what they have and leave), e.g. on the nightly's own SIGTERM.
   std::function<bool(uint64_t elapsed_s)> tick;

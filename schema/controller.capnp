@@ -67,6 +67,12 @@ struct ControllerMessage {
     # `input` and (optionally) `report`; the controller counts the crash when the stream
     # ends, as for a `crash` message, and only then ends it.
     pushCrash @28 :PushCrash;
+
+    # Developer host (`pollen nightly`) -> controller: a night's report files, kept in the
+    # registry (replacing that night's) and pulled as the stream
+    # reports/<campaign>[/<night>|/latest] (docs/nightly.md); answered by reportStored.
+    putReport @29 :PutReport;
+    reportStored @30 :ReportStored;
   }
 }
 
@@ -163,6 +169,17 @@ struct PushCorpus {
   campaign @0 :CampaignRef;     # the build id is ignored: pushed inputs are the campaign's
   pushId @1 :Text;              # names this push for resuming (same rules as a campaign name)
   streamId @2 :UInt64;          # the id the controller's open will carry
+}
+
+struct ReportFile {
+  name @0 :Text;                # [A-Za-z0-9._-], 1-64 bytes: report.json, report.md, ...
+  data @1 :Data;
+}
+
+struct PutReport {
+  campaign @0 :Text;            # a campaign name (it need not have nodes yet)
+  night @1 :Text;               # YYYY-MM-DD
+  files @2 :List(ReportFile);   # at most 16
 }
 
 # ---- Replies --------------------------------------------------------------------------
@@ -309,6 +326,11 @@ struct CorpusInfo {
   lastMergeUnixMs @5 :Int64;    # 0: not merged since the controller started
   pushedEntries @6 :UInt64;     # inputs pushed to the campaign (any build), = pushedSeq
   pullEntries @7 :UInt64;       # records a whole pull of "corpus/<campaign>[/<build>]" sends
+}
+
+struct ReportStored {
+  night @0 :Text;
+  files @1 :UInt32;
 }
 
 struct MergeReply {

@@ -1,6 +1,8 @@
 // `pollen nightly` and `pollen coverage` end to end: a controller, three nights of three
 // builds of tests/targets/nightly_versions.cc (bug A; A fixed; bug B added), a night killed
 // and resumed, bad campaign files, and coverage totals against llvm-cov's own.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -12,9 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "tests/test_util.h"
 
@@ -71,23 +70,23 @@ class NightlyTest : public ::testing::Test {
     WriteFile(path, "campaign: " + name + "\n" +
                         "target: nightly_fuzzer\n"
                         "builds:\n"
-                        "  fuzz: " + Build(1) + "\n" +
-                        "  coverage: " + CoverageBuild(1) + "\n" +
+                        "  fuzz: " +
+                        Build(1) + "\n" + "  coverage: " + CoverageBuild(1) + "\n" +
                         "seeds: seeds\n"
-                        "budget: " + budget + "\n" +
+                        "budget: " +
+                        budget + "\n" +
                         "nodes: 1\n"
                         "workers: 1\n");
     return path;
   }
 
-  std::vector<std::string> Nightly(const std::string& file, const std::string& night,
-                                   int build) {
+  std::vector<std::string> Nightly(const std::string& file, const std::string& night, int build) {
     return {PollenBin(),
             "nightly",
             "--campaign=" + file,
             "--controller=" + endpoint_,
             "--insecure-plaintext",
-            "--state=" + dir_ + "/state",
+            "--state=" + state_,
             "--night=" + night,
             "--build=" + Build(build),
             "--coverage-build=" + CoverageBuild(build)};
@@ -100,10 +99,11 @@ class NightlyTest : public ::testing::Test {
   }
 
   std::string NightDir(const std::string& campaign, const std::string& night) {
-    return dir_ + "/state/" + campaign + "/" + night;
+    return state_ + "/" + campaign + "/" + night;
   }
 
   std::string dir_;
+  std::string state_ = dir_ + "/state";
   std::string endpoint_;
   std::unique_ptr<Background> controller_;
 };
@@ -146,6 +146,9 @@ TEST_F(NightlyTest, ThreeNightsFindABugSeeItFixedAndFindANewOne) {
   const long inited = NumberAfter(log2, "INITED[^\n]*features: ([0-9]+)");
   EXPECT_GE(inited, static_cast<long>(r2["corpus"]["features"].get<uint64_t>()) * 8 / 10) << log2;
 
+  // Night 3 runs where nights 1 and 2 left nothing (as a Kubernetes job does): it finds the
+  // previous night's report, and the crash ledger in it, in the controller.
+  state_ = dir_ + "/other-state";
   // Night 3: bug B is new; A stays fixed.
   CommandResult n3 = RunNight(file, "2026-11-03", 3);
   ASSERT_EQ(n3.exit_code, 1) << n3.output;
@@ -157,8 +160,22 @@ TEST_F(NightlyTest, ThreeNightsFindABugSeeItFixedAndFindANewOne) {
   EXPECT_EQ(Signatures(r3["open_crashes"]),
             std::set<std::string>{r3["new_crashes"][0]["signature"].get<std::string>()});
   bool a_fixed_in_ledger = false;
-  for (const auto& e : r3["ledger"]) a_fixed_in_ledger |= e["signature"] == a["signature"] && e["fixed"];
+  for (const auto& e : r3["ledger"])
+    a_fixed_in_ledger |= e["signature"] == a["signature"] && e["fixed"];
   EXPECT_TRUE(a_fixed_in_ledger) << r3["ledger"].dump(2);
+  EXPECT_EQ(r3["previous_night"], "2026-11-02");
+  EXPECT_EQ(r3["previous_coverage"], r2["coverage"]);
+
+  // Every night's report is in the controller.
+  CommandResult pulled =
+      RunCommand({PollenBin(), "report", "pull", "nv", "--night=2026-11-02",
+                  "--out=" + dir_ + "/pulled", "--controller=" + endpoint_, "--insecure-plaintext"},
+                 60);
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.output;
+  EXPECT_THAT(pulled.output, HasSubstr("Nothing new broke"));
+  EXPECT_EQ(ReadFile(dir_ + "/pulled/2026-11-02/report.md"),
+            ReadFile(NightDir("nv", "2026-11-02").replace(0, state_.size(), dir_ + "/state") +
+                     "/report.md"));
 
   // Run again after its report, a night prints the same report and exits the same way.
   CommandResult again = RunNight(file, "2026-11-03", 3);

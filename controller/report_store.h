@@ -1,0 +1,42 @@
+// The nightly's reports, kept by the controller (docs/nightly.md, "Reports in the
+// controller"): each night's files (report.json, report.md, coverage.json...) in the registry
+// under "r/<campaign>/<night>/<file>", so that a nightly job with no disk of its own finds
+// the previous night's report, and `pollen report pull` reads any night from anywhere.
+//
+// Thread safety: none; the controller's service thread owns it.
+#ifndef POLLEN_CONTROLLER_REPORT_STORE_H_
+#define POLLEN_CONTROLLER_REPORT_STORE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "controller/controller_message.h"
+#include "controller/registry_db.h"
+#include "engine/status.h"
+#include "transfer/stream_sender.h"
+
+namespace pollen::controller {
+
+class ReportStore {
+ public:
+  explicit ReportStore(RegistryDb* db) : db_(db) {}
+
+  // Replaces the files of the request's night with its files. The request was checked by
+  // the codec (names, night, counts).
+  Status Put(const PutReportRequest& request);
+
+  // The records of the campaign's reports, named "<night>/<file>", in name order, after
+  // `resume_after`: every night (`night` empty), one night, or the newest ("latest").
+  // Errors: storage.
+  Result<std::unique_ptr<transfer::RecordSource>> Open(const std::string& campaign,
+                                                       const std::string& night,
+                                                       const std::string& resume_after);
+
+ private:
+  RegistryDb* db_;
+};
+
+}  // namespace pollen::controller
+
+#endif  // POLLEN_CONTROLLER_REPORT_STORE_H_
