@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "controller/safe_name.h"
+#include "nightly/webhook.h"
 
 namespace pollen::nightly {
 namespace {
@@ -126,6 +127,30 @@ Status ParseOptions(const FieldErrors& errors, const YAML::Node& options, Nightl
   return Status::Ok();
 }
 
+Status ParseNotify(const FieldErrors& errors, const YAML::Node& notify, NightlyCampaign* out) {
+  if (!notify.IsMap())
+    return errors.At(notify, "notify", "must be a map (webhook:, timeout:, attempts:)");
+  Status known = OnlyKnownKeys(errors, notify, "notify.", {"webhook", "timeout", "attempts"});
+  if (!known.ok()) return known;
+  if (!notify["webhook"]) return errors.At(notify, "notify.webhook", "is required (a URL)");
+  Result<std::string> url = Scalar(errors, notify["webhook"], "notify.webhook");
+  if (!url.ok()) return url.status();
+  Status valid = CheckWebhookUrl(*url);
+  if (!valid.ok()) return errors.At(notify["webhook"], "notify.webhook", valid.message());
+  out->webhook = *url;
+  if (notify["timeout"]) {
+    Result<uint64_t> v = Number(errors, notify["timeout"], "notify.timeout", 1, 300);
+    if (!v.ok()) return v.status();
+    out->webhook_timeout_s = static_cast<uint32_t>(*v);
+  }
+  if (notify["attempts"]) {
+    Result<uint64_t> v = Number(errors, notify["attempts"], "notify.attempts", 1, 10);
+    if (!v.ok()) return v.status();
+    out->webhook_attempts = static_cast<uint32_t>(*v);
+  }
+  return Status::Ok();
+}
+
 Status ParseSeeds(const FieldErrors& errors, const YAML::Node& seeds, NightlyCampaign* out) {
   if (seeds.IsScalar()) {
     Result<std::string> one = PathField(errors, seeds, "seeds");
@@ -150,7 +175,7 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
   }
   Status known = OnlyKnownKeys(errors, root, "",
                                {"campaign", "target", "builds", "seeds", "dictionary", "options",
-                                "budget", "nodes", "workers"});
+                                "budget", "nodes", "workers", "notify"});
   if (!known.ok()) return known;
   NightlyCampaign out;
   if (!root["campaign"]) return errors.At(root, "campaign", "is required (the campaign's name)");
@@ -197,6 +222,10 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
     Result<uint64_t> nodes = Number(errors, root["nodes"], "nodes", 1, 256);
     if (!nodes.ok()) return nodes.status();
     out.nodes = static_cast<uint32_t>(*nodes);
+  }
+  if (root["notify"]) {
+    Status notify = ParseNotify(errors, root["notify"], &out);
+    if (!notify.ok()) return notify;
   }
   if (root["workers"]) {
     Result<uint64_t> workers = Number(errors, root["workers"], "workers", 0, 1024);

@@ -43,6 +43,9 @@ struct NightlyCampaign {
   uint64_t budget_s = 0;
   uint32_t nodes = 1;
   uint32_t workers = 1;
+  std::string webhook;  // "" when none
+  uint32_t webhook_timeout_s = 10;
+  uint32_t webhook_attempts = 3;
 };
 
 // Parses `text`, the contents of the file at `path` (used in errors and to

@@ -20,7 +20,8 @@ TEST(CampaignFileTest, AWholeFileIsReadWithPathsRelativeToIt) {
       "options: {max_len: 4096, timeout: 5, rss_limit_mb: 0}\n"
       "budget: 1h30m\n"
       "nodes: 3\n"
-      "workers: 0\n",
+      "workers: 0\n"
+      "notify: {webhook: 'https://hooks.example.com/x?y=1', timeout: 5, attempts: 2}\n",
       "/etc/pollen/json.yaml");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->campaign, "json");
@@ -35,6 +36,9 @@ TEST(CampaignFileTest, AWholeFileIsReadWithPathsRelativeToIt) {
   EXPECT_EQ(c->budget_s, 5400u);
   EXPECT_EQ(c->nodes, 3u);
   EXPECT_EQ(c->workers, 0u);
+  EXPECT_EQ(c->webhook, "https://hooks.example.com/x?y=1");
+  EXPECT_EQ(c->webhook_timeout_s, 5u);
+  EXPECT_EQ(c->webhook_attempts, 2u);
 }
 
 TEST(CampaignFileTest, DefaultsFillWhatIsLeftOut) {
@@ -86,6 +90,11 @@ TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
       {"campaign: a\nbuilds: {fuzz: ''}\nbudget: 1m\n", "builds.fuzz: is empty"},
       {"campaign: a\nbuilds: f\nbudget: 1m\n", "builds: must be a map"},
       {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nseeds: {a: b}\n", "seeds: must be a directory"},
+      {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nnotify: {webhook: ftp://x}\n",
+       "c.yaml:4: notify.webhook: webhook 'ftp://x': only http and https"},
+      {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nnotify: {timeout: 3}\n",
+       "notify.webhook: is required"},
+      {"campaign: a\nbuilds: {fuzz: f}\nbudget: 1m\nnotify: {webhook: 'http://'}\n", "has no host"},
       {"- just\n- a list\n", "c.yaml: a campaign file is a YAML map"},
       {"campaign: [unclosed\n", "c.yaml:2: not valid YAML"},
       {"", "c.yaml: a campaign file is a YAML map"},

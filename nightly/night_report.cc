@@ -98,6 +98,7 @@ NightReport BuildNightReport(const NightReportInput& in) {
   const NightState& s = *in.state;
   NightReport out;
   std::vector<std::string> problems = s.problems;
+  problems.insert(problems.end(), in.problems.begin(), in.problems.end());
 
   // Timeouts and OOMs are crashes, and a pipeline must not stay green over them.
   uint64_t timeouts = 0, ooms = 0;

@@ -40,6 +40,7 @@ struct NightReportInput {
   std::vector<controller::CrashSummary> known;
   std::vector<LedgerEntry> fixed;  // fixed tonight
   uint64_t executions = 0;
+  std::vector<std::string> problems;  // besides the state's (e.g. notifications not sent)
 };
 
 struct NightReport {

@@ -21,6 +21,7 @@
 #include "nightly/night_state.h"
 #include "nightly/node_fleet.h"
 #include "nightly/report_client.h"
+#include "nightly/webhook.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
 #include "transfer/directory_records.h"
@@ -112,6 +113,10 @@ class Night {
   Status Merge();
   Status Coverage();
   Result<NightResult> Report();
+  // Sends the night's events to the webhook, each once (saved as sent); a failure is a
+  // problem of the night.
+  void Notify(NightReportInput* input);
+  Status Send(const std::string& event, const std::string& signature, nlohmann::json body);
   Result<uint64_t> Executions();
   std::string NodeIdPrefix() const { return "nightly-" + s_.campaign + "-" + s_.night + "-"; }
 
@@ -396,6 +401,60 @@ Result<uint64_t> Night::Executions() {
   return executions;
 }
 
+Status Night::Send(const std::string& event, const std::string& signature, nlohmann::json body) {
+  const std::string key = event + ":" + signature;
+  if (std::find(s_.notified.begin(), s_.notified.end(), key) != s_.notified.end()) {
+    return Status::Ok();  // a resumed night: sent before
+  }
+  body["event"] = event;
+  body["campaign"] = s_.campaign;
+  body["night"] = s_.night;
+  body["build_id"] = s_.build_id;
+  body["signature"] = signature;
+  WebhookOptions options;
+  options.url = o_.campaign.webhook;
+  options.timeout_s = o_.campaign.webhook_timeout_s;
+  options.attempts = o_.campaign.webhook_attempts;
+  Status posted = PostWebhook(options, body.dump());
+  if (!posted.ok()) return posted;
+  s_.notified.push_back(key);
+  return Save();
+}
+
+void Night::Notify(NightReportInput* input) {
+  if (o_.campaign.webhook.empty()) return;
+  std::vector<std::string> failures;
+  auto crash_event = [&](const char* event, const char* verb, const CrashFinding& f) {
+    nlohmann::json body = {
+        {"kind", f.crash.kind},
+        {"summary", f.summary},
+        {"stack", f.stack},
+        {"reproducer", f.reproducer},
+        {"text", "Pollen nightly: " + s_.campaign + ": " + verb + " " + f.crash.kind + " " +
+                     f.crash.signature + " in build " + s_.build_id + " (" + f.summary + ")"}};
+    Status sent = Send(event, f.crash.signature, std::move(body));
+    if (!sent.ok()) failures.push_back(sent.message());
+  };
+  for (const CrashFinding& f : input->fresh) crash_event("new-crash", "new crash", f);
+  for (const CrashFinding& f : input->regressed) crash_event("regressed", "crash came back:", f);
+  for (const LedgerEntry& e : input->fixed) {
+    nlohmann::json body = {
+        {"kind", e.kind},
+        {"first_night", e.first_night},
+        {"fixed_build", e.fixed_build},
+        {"text", "Pollen nightly: " + s_.campaign + ": fixed " + e.kind + " " + e.signature +
+                     " (first seen " +
+                     (e.first_night.empty() ? "before the nightly" : e.first_night) +
+                     "), no longer reproduces on build " + s_.build_id}};
+    Status sent = Send("fixed", e.signature, std::move(body));
+    if (!sent.ok()) failures.push_back(sent.message());
+  }
+  if (!failures.empty()) {
+    input->problems.push_back("notifications: " + std::to_string(failures.size()) +
+                              " could not be sent (" + failures.front() + ")");
+  }
+}
+
 Result<NightResult> Night::Report() {
   Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
   if (!ledger.ok()) return ledger.status();
@@ -456,6 +515,7 @@ Result<NightResult> Night::Report() {
   Result<uint64_t> executions = Executions();
   if (!executions.ok()) return executions.status();
   input.executions = *executions;
+  Notify(&input);
 
   NightReport report = BuildNightReport(input);
   Status json = WriteText(dir_ / "report.json", report.json.dump(2) + "\n");

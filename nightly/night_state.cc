@@ -24,7 +24,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CoverageStep, done, skipped, err
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NightState, campaign, night, build_id,
                                                 previous_night, started_unix_ms, ledger_before,
                                                 previous_coverage, problems, carry, cleanse, fuzz,
-                                                merge, coverage, reported)
+                                                merge, coverage, notified, reported)
 
 nlohmann::json NightStateToJson(const NightState& state) { return state; }
 

@@ -79,6 +79,7 @@ struct NightState {
   FuzzStep fuzz;
   MergeStep merge;
   CoverageStep coverage;
+  std::vector<std::string> notified;  // "event:signature" sent to the webhook
   bool reported = false;
 };
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/http_receiver.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -65,7 +66,8 @@ class NightlyTest : public ::testing::Test {
   }
 
   // A campaign file for the night-1 build; later nights give --build.
-  std::string CampaignFile(const std::string& name, const std::string& budget) {
+  std::string CampaignFile(const std::string& name, const std::string& budget, uint32_t nodes = 1,
+                           const std::string& webhook = "") {
     const std::string path = dir_ + "/" + name + ".yaml";
     WriteFile(path, "campaign: " + name + "\n" +
                         "target: nightly_fuzzer\n"
@@ -74,9 +76,8 @@ class NightlyTest : public ::testing::Test {
                         Build(1) + "\n" + "  coverage: " + CoverageBuild(1) + "\n" +
                         "seeds: seeds\n"
                         "budget: " +
-                        budget + "\n" +
-                        "nodes: 1\n"
-                        "workers: 1\n");
+                        budget + "\n" + "nodes: " + std::to_string(nodes) + "\n" + "workers: 1\n" +
+                        (webhook.empty() ? "" : "notify: {webhook: '" + webhook + "'}\n"));
     return path;
   }
 
@@ -109,7 +110,9 @@ class NightlyTest : public ::testing::Test {
 };
 
 TEST_F(NightlyTest, ThreeNightsFindABugSeeItFixedAndFindANewOne) {
-  const std::string file = CampaignFile("nv", "6s");
+  // The webhook's first answer is a server error: the nightly tries again.
+  Receiver webhook({500});
+  const std::string file = CampaignFile("nv", "6s", 2, webhook.url());
 
   // Night 1: bug A.
   CommandResult n1 = RunNight(file, "2026-11-01", 1);
@@ -165,6 +168,20 @@ TEST_F(NightlyTest, ThreeNightsFindABugSeeItFixedAndFindANewOne) {
   EXPECT_TRUE(a_fixed_in_ledger) << r3["ledger"].dump(2);
   EXPECT_EQ(r3["previous_night"], "2026-11-02");
   EXPECT_EQ(r3["previous_coverage"], r2["coverage"]);
+
+  // One notification per signature and event, however many nodes saw the crash.
+  std::vector<std::string> events;
+  for (const std::string& body : webhook.bodies()) {
+    nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+    events.push_back(j.value("event", "?") + " " + j.value("signature", "?") + " " +
+                     j.value("night", "?"));
+    EXPECT_THAT(j.value("text", ""), HasSubstr("Pollen nightly: nv"));
+  }
+  const std::string sig_a = a["signature"], sig_b = r3["new_crashes"][0]["signature"];
+  EXPECT_EQ(events, (std::vector<std::string>{
+                        "new-crash " + sig_a + " 2026-11-01", "new-crash " + sig_a + " 2026-11-01",
+                        "fixed " + sig_a + " 2026-11-02", "new-crash " + sig_b + " 2026-11-03"}))
+      << "the first POST failed and was sent again; nothing else twice";
 
   // Every night's report is in the controller.
   CommandResult pulled =
