@@ -23,6 +23,7 @@ const modules = {
   "apps/v1": "kubernetes-models/apps/v1",
   "networking.k8s.io/v1": "kubernetes-models/networking.k8s.io/v1",
   "policy/v1": "kubernetes-models/policy/v1",
+  "batch/v1": "kubernetes-models/batch/v1",
   "monitoring.coreos.com/v1": "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
 };
 for (const obj of objects) {
@@ -50,14 +51,36 @@ for (const obj of objects) {
 
 const byKind = (kind) => objects.filter((o) => o.kind === kind);
 const named = (kind, name) => byKind(kind).find((o) => o.metadata.name === name);
-const workloads = [...byKind("Deployment"), ...byKind("StatefulSet")];
+// Every workload with its pod template: the services (HTTP endpoints, probes, metrics) and
+// the nightly's CronJob (a batch job: no probes; a deadline, one night at a time, history).
+const template = (w) => (w.kind === "CronJob" ? w.spec.jobTemplate.spec.template : w.spec.template);
+const services = [...byKind("Deployment"), ...byKind("StatefulSet")];
+const workloads = [...services, ...byKind("CronJob")];
+for (const j of byKind("CronJob")) {
+  if (j.spec.concurrencyPolicy !== "Forbid") fail(j, "nights may overlap (concurrencyPolicy)");
+  if (!(j.spec.jobTemplate.spec.activeDeadlineSeconds > 0)) fail(j, "a night has no deadline");
+  if (!(j.spec.successfulJobsHistoryLimit >= 1) || !(j.spec.failedJobsHistoryLimit >= 1)) {
+    fail(j, "no history of nights (successful/failedJobsHistoryLimit)");
+  }
+  const c = template(j).spec.containers[0];
+  if (!/pollen nightly/.test([...(c.command || []), ...(c.args || [])].join(" "))) {
+    fail(j, "does not run pollen nightly");
+  }
+  for (const v of template(j).spec.volumes || []) {
+    if (v.configMap && !named("ConfigMap", v.configMap.name)) fail(j, `no ConfigMap ${v.configMap.name}`);
+    if (v.persistentVolumeClaim && !named("PersistentVolumeClaim", v.persistentVolumeClaim.claimName)) {
+      fail(j, `no PersistentVolumeClaim ${v.persistentVolumeClaim.claimName}`);
+    }
+  }
+}
 const matches = (selector, labels) =>
   Object.entries(selector || {}).every(([k, v]) => (labels || {})[k] === v);
 
 for (const w of workloads) {
-  const pod = w.spec.template.spec;
-  const podLabels = w.spec.template.metadata.labels;
-  if (!matches(w.spec.selector.matchLabels, podLabels)) fail(w, "selector does not match its pods");
+  const pod = template(w).spec;
+  const podLabels = template(w).metadata.labels;
+  const isService = w.kind !== "CronJob";
+  if (isService && !matches(w.spec.selector.matchLabels, podLabels)) fail(w, "selector does not match its pods");
 
   // 2. Security: non-root, read-only root, no capabilities, RuntimeDefault seccomp.
   const psc = pod.securityContext || {};
@@ -74,27 +97,29 @@ for (const w of workloads) {
     if (!(sc.capabilities?.drop || []).includes("ALL")) fail(w, `container ${c.name} keeps capabilities`);
     if (!c.resources?.limits?.memory || !c.resources?.limits?.cpu) fail(w, `container ${c.name} has no limits`);
 
-    // 3. Probes point at the served paths, on the port the process serves HTTP on.
     const env = Object.fromEntries((c.env || []).map((e) => [e.name, e.value]));
-    const httpPort = Number(String(env.POLLEN_HTTP || "").split(":").pop());
-    const ports = Object.fromEntries((c.ports || []).map((p) => [p.name, p.containerPort]));
-    if (!(httpPort > 0)) fail(w, `container ${c.name} serves no HTTP (POLLEN_HTTP)`);
-    if (ports.http !== httpPort) fail(w, `container ${c.name}: port "http" is not POLLEN_HTTP's ${httpPort}`);
-    const probes = { readinessProbe: "/readyz", livenessProbe: "/healthz", startupProbe: "/healthz" };
-    for (const [probe, path] of Object.entries(probes)) {
-      const p = c[probe];
-      if (!p) {
-        if (probe !== "startupProbe") fail(w, `container ${c.name} has no ${probe}`);
-        continue;
+    // 3. Probes point at the served paths, on the port the process serves HTTP on.
+    if (isService) {
+      const httpPort = Number(String(env.POLLEN_HTTP || "").split(":").pop());
+      const ports = Object.fromEntries((c.ports || []).map((p) => [p.name, p.containerPort]));
+      if (!(httpPort > 0)) fail(w, `container ${c.name} serves no HTTP (POLLEN_HTTP)`);
+      if (ports.http !== httpPort) fail(w, `container ${c.name}: port "http" is not POLLEN_HTTP's ${httpPort}`);
+      const probes = { readinessProbe: "/readyz", livenessProbe: "/healthz", startupProbe: "/healthz" };
+      for (const [probe, path] of Object.entries(probes)) {
+        const p = c[probe];
+        if (!p) {
+          if (probe !== "startupProbe") fail(w, `container ${c.name} has no ${probe}`);
+          continue;
+        }
+        if (p.httpGet?.path !== path) fail(w, `${c.name} ${probe} asks ${p.httpGet?.path}, not ${path}`);
+        const port = typeof p.httpGet?.port === "string" ? ports[p.httpGet.port] : p.httpGet?.port;
+        if (port !== httpPort) fail(w, `${c.name} ${probe} is not on the HTTP port`);
       }
-      if (p.httpGet?.path !== path) fail(w, `${c.name} ${probe} asks ${p.httpGet?.path}, not ${path}`);
-      const port = typeof p.httpGet?.port === "string" ? ports[p.httpGet.port] : p.httpGet?.port;
-      if (port !== httpPort) fail(w, `${c.name} ${probe} is not on the HTTP port`);
-    }
-    const ann = w.spec.template.metadata.annotations || {};
-    if (ann["prometheus.io/scrape"] !== "true" || Number(ann["prometheus.io/port"]) !== httpPort ||
-        ann["prometheus.io/path"] !== "/metrics") {
-      fail(w, "prometheus.io annotations do not point at /metrics on the HTTP port");
+      const ann = template(w).metadata.annotations || {};
+      if (ann["prometheus.io/scrape"] !== "true" || Number(ann["prometheus.io/port"]) !== httpPort ||
+          ann["prometheus.io/path"] !== "/metrics") {
+        fail(w, "prometheus.io annotations do not point at /metrics on the HTTP port");
+      }
     }
 
     // 4. Everything referenced exists: ConfigMaps, Secrets (and their keys), volumes.
@@ -152,7 +177,7 @@ for (const w of workloads) {
 
 // 5. Every Service selects pods, and its target ports are ports of those pods.
 for (const svc of byKind("Service")) {
-  const targets = workloads.filter((w) => matches(svc.spec.selector, w.spec.template.metadata.labels));
+  const targets = services.filter((w) => matches(svc.spec.selector, w.spec.template.metadata.labels));
   if (targets.length === 0) fail(svc, "selects no pods");
   for (const p of svc.spec.ports) {
     const ok = targets.some((w) => w.spec.template.spec.containers.some((c) =>
@@ -161,13 +186,13 @@ for (const svc of byKind("Service")) {
   }
 }
 for (const pdb of byKind("PodDisruptionBudget")) {
-  if (!workloads.some((w) => matches(pdb.spec.selector.matchLabels, w.spec.template.metadata.labels))) {
+  if (!workloads.some((w) => matches(pdb.spec.selector.matchLabels, template(w).metadata.labels))) {
     fail(pdb, "selects no pods");
   }
 }
 for (const np of byKind("NetworkPolicy")) {
   const sel = np.spec.podSelector.matchLabels;
-  if (sel && !workloads.some((w) => matches(sel, w.spec.template.metadata.labels))) fail(np, "selects no pods");
+  if (sel && !workloads.some((w) => matches(sel, template(w).metadata.labels))) fail(np, "selects no pods");
 }
 for (const np of byKind("NetworkPolicy")) {
   for (const rule of [...(np.spec.ingress || []).flatMap((r) => r.from || []),
@@ -177,7 +202,7 @@ for (const np of byKind("NetworkPolicy")) {
     if (rule.namespaceSelector) {
       // kustomize's commonLabels end up in such selectors too: they would match nothing.
       if ("app.kubernetes.io/part-of" in labels) fail(np, "a peer in another namespace carries this deployment's labels (kustomize commonLabels): it selects nothing");
-    } else if (!workloads.some((w) => matches(labels, w.spec.template.metadata.labels))) {
+    } else if (!workloads.some((w) => matches(labels, template(w).metadata.labels))) {
       fail(np, `peer ${JSON.stringify(labels)} selects no pods`);
     }
   }
@@ -201,6 +226,7 @@ if (overlay === "prod" || overlay === "monitoring") {
   if (!byKind("PodDisruptionBudget").some((p) => p.metadata.name === "pollen-node")) problems.push("prod has no PodDisruptionBudget for the nodes");
 }
 if (overlay === "monitoring" && byKind("ServiceMonitor").length === 0) problems.push("no ServiceMonitor");
+if (overlay === "nightly" && !named("CronJob", "pollen-nightly")) problems.push("no CronJob pollen-nightly");
 
 for (const p of problems) console.log(`${overlay}: ${p}`);
 console.log(`${overlay}: ${objects.length} objects, ${problems.length} problem(s)`);

@@ -51,4 +51,12 @@ if out=$(node "$deps/check_manifests.mjs" "$tmp/broken.yaml" dev); then
 fi
 grep -q "has a writable root" <<<"$out" || fail "no writable-root problem in: $out"
 grep -q "asks /ready, not /readyz" <<<"$out" || fail "no probe-path problem in: $out"
+# ... and a nightly whose nights may overlap and have no deadline.
+sed 's/concurrencyPolicy: Forbid/concurrencyPolicy: Allow/; /activeDeadlineSeconds/d' \
+  "$tmp/nightly.yaml" >"$tmp/broken-nightly.yaml"
+if out=$(node "$deps/check_manifests.mjs" "$tmp/broken-nightly.yaml" nightly); then
+  fail "the checker passed a broken nightly"
+fi
+grep -q "nights may overlap" <<<"$out" || fail "no overlap problem in: $out"
+grep -q "a night has no deadline" <<<"$out" || fail "no deadline problem in: $out"
 echo "k8s manifests: OK ($(ls "$tmp"/k8s/overlays | tr '\n' ' '))"
