@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
+#include "cli/json_output.h"
 #include "cli/target_setup.h"
 #include "cli/table_format.h"
 #include "node/interrupt.h"
@@ -112,6 +113,8 @@ void PrintStatus(const controller::StatusReply& status) {
 int ListCommand(int argc, char** argv) {
   FlagParser parser("list");
   ControllerConnectionFlags flags;
+  bool json = false;
+  parser.Add("json", &json, "print JSON (docs/usage.md) instead of the table");
   std::vector<std::string> positional;
   if (int done = ParseClientFlags(kListHelp, argc, argv, &parser, &flags, &positional);
       done >= 0) {
@@ -122,6 +125,10 @@ int ListCommand(int argc, char** argv) {
   if (!client.ok()) return UsageError(client.status().message());
   auto reply = Ask<controller::CampaignsReply>(**client, controller::ListCampaignsRequest{}, flags);
   if (!reply) return kExitUsage;
+  if (json) {
+    PrintJson(CampaignsJson(*reply));
+    return kExitOk;
+  }
   std::printf("%-24s %-24s %-16s %-8s %5s %5s  %s\n", "CAMPAIGN", "TARGET", "BUILD", "STATE",
               "NODES", "LOST", "CREATED");
   for (const controller::CampaignSummary& c : reply->campaigns) {
@@ -138,7 +145,9 @@ int StatusCommand(int argc, char** argv) {
   ControllerConnectionFlags flags;
   bool once = false;
   uint32_t every = 2;
+  bool json = false;
   parser.Add("once", &once, "print the table once and exit");
+  parser.Add("json", &json, "print the status once as JSON (docs/usage.md) and exit");
   parser.Add("every", &every, "seconds between refreshes on a terminal");
   std::vector<std::string> positional;
   if (int done = ParseClientFlags(kStatusHelp, argc, argv, &parser, &flags, &positional);
@@ -151,11 +160,15 @@ int StatusCommand(int argc, char** argv) {
   if (!client.ok()) return UsageError(client.status().message());
   controller::StatusRequest request;
   if (!positional.empty()) request.campaign = positional[0];
-  const bool refresh = !once && isatty(STDOUT_FILENO);
+  const bool refresh = !once && !json && isatty(STDOUT_FILENO);
   node::InstallInterruptHandler();
   while (true) {
     auto reply = Ask<controller::StatusReply>(**client, request, flags);
     if (!reply) return kExitUsage;
+    if (json) {
+      PrintJson(StatusJson(*reply));
+      return kExitOk;
+    }
     if (refresh) std::printf("\033[H\033[2J");  // home, clear: the table redrawn in place
     PrintStatus(*reply);
     if (!refresh) return kExitOk;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
 #include "cli/target_setup.h"
 #include "controller/controller_test_util.h"
@@ -98,6 +100,39 @@ TEST_F(ControllerCommandsTest, ListAndStatusShowTheCampaignAndItsNodes) {
   ASSERT_EQ(status.code, 0) << status.err;
   EXPECT_THAT(status.out, HasSubstr("node-a"));
   EXPECT_THAT(status.out, HasSubstr("alive"));
+}
+
+// --json: one document a tool can read, with what the tables show.
+TEST_F(ControllerCommandsTest, ListStatusAndCrashesPrintJsonForTools) {
+  ReportCrash("node-a", "HI!");
+  ReportCrash("node-b", "HI!");
+  Outcome list = Invoke(ListCommand, With({"--json"}));
+  ASSERT_EQ(list.code, 0) << list.err;
+  nlohmann::json campaigns = nlohmann::json::parse(list.out, nullptr, false);
+  ASSERT_TRUE(campaigns.is_object()) << list.out;
+  ASSERT_EQ(campaigns["campaigns"].size(), 1u);
+  EXPECT_EQ(campaigns["campaigns"][0]["name"], "shallow");
+  EXPECT_EQ(campaigns["campaigns"][0]["target"], "shallow_crash_fuzzer");
+  EXPECT_EQ(campaigns["campaigns"][0]["build_id"], build_id_);
+  EXPECT_EQ(campaigns["campaigns"][0]["nodes_alive"], 2);
+
+  Outcome status = Invoke(StatusCommand, With({"--json", "shallow"}));
+  ASSERT_EQ(status.code, 0) << status.err;
+  nlohmann::json st = nlohmann::json::parse(status.out, nullptr, false);
+  ASSERT_TRUE(st.is_object()) << status.out;
+  ASSERT_EQ(st["nodes"].size(), 2u);
+  EXPECT_EQ(st["nodes"][0]["state"], "alive");
+  EXPECT_EQ(st["campaigns"][0]["crashes"], 1);
+
+  Outcome crashes = Invoke(CrashesCommand, With({"list", "shallow", "--json"}));
+  ASSERT_EQ(crashes.code, 0) << crashes.err;
+  nlohmann::json cr = nlohmann::json::parse(crashes.out, nullptr, false);
+  ASSERT_TRUE(cr.is_object()) << crashes.out;
+  ASSERT_EQ(cr["crashes"].size(), 1u);
+  EXPECT_EQ(cr["crashes"][0]["signature"], kSignature);
+  EXPECT_EQ(cr["crashes"][0]["count"], 2);
+  EXPECT_EQ(cr["crashes"][0]["nodes"], 2);
+  EXPECT_EQ(cr["crashes"][0]["input_size"], 3);
 }
 
 TEST_F(ControllerCommandsTest, ACrashFromTwoNodesIsListedOnceWithCountTwoAndPulled) {

@@ -19,6 +19,7 @@
 #include "cli/corpus_common.h"
 #include "cli/corpus_sync_command.h"
 #include "cli/flag_parser.h"
+#include "cli/json_output.h"
 #include "cli/target_setup.h"
 #include "storage/corpus_store.h"
 #include "storage/store_inspect.h"
@@ -51,6 +52,8 @@ const char kCorpusUsage[] =
 
 int StatsCommand(int argc, char** argv) {
   FlagParser parser("corpus stats");
+  bool json = false;
+  parser.Add("json", &json, "print JSON (docs/usage.md)");
   std::vector<std::string> positional;
   const int parsed = ParseSubcommand(
       parser, argc, argv,
@@ -80,6 +83,11 @@ int StatsCommand(int argc, char** argv) {
   }
   if (ec) return UsageError("cannot list corpus store directory " + s.path() + ": " + ec.message());
 
+  if (json) {
+    PrintJson(StoreStatsJson({s.path(), s.campaign().target, s.stored_build_id(), files_bytes,
+                              *stats}));
+    return kExitOk;
+  }
   std::printf("store:         %s\n", s.path().c_str());
   std::printf("target:        %s\n", s.campaign().target.c_str());
   std::printf("build id:      %s\n", s.stored_build_id().c_str());

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
+#include "cli/json_output.h"
 #include "cli/table_format.h"
 #include "cli/target_setup.h"
 
@@ -68,6 +69,8 @@ int CrashesCommand(int argc, char** argv) {
   AddControllerFlags(&parser, &flags);
   std::string out;
   parser.Add("out", &out, "pull: the directory for the reproducers (default crashes-CAMPAIGN)");
+  bool json = false;
+  parser.Add("json", &json, "list: print JSON (docs/usage.md) instead of the table");
   std::vector<std::string> positional;
   bool help = false;
   Status parsed = parser.Parse(argc, argv, &positional, &help);
@@ -104,6 +107,10 @@ int CrashesCommand(int argc, char** argv) {
   if (!crashes.ok()) return UsageError(crashes.status().message());
 
   if (do_export) return ExportCrashes(*options, *campaign, *crashes, positional[2], timeout_ms);
+  if (!pull && json) {
+    PrintJson(CrashesJson(name, *crashes));
+    return kExitOk;
+  }
   if (!pull) {
     std::printf("%-16s %-24s %7s %5s %8s %-9s %-16s %-16s\n", "SIGNATURE", "KIND", "COUNT",
                 "NODES", "SIZE", "MINIMIZED", "FIRST SEEN", "LAST SEEN");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -97,6 +99,14 @@ TEST(CorpusCommandTest, LsCrashesListsTheCrashFound) {
   CommandResult stats = Corpus({"stats", dir + "/work"});
   ASSERT_EQ(stats.exit_code, 0) << stats.output;
   EXPECT_EQ(NumberAfter(stats.output, R"(crashes:\s+(\d+))"), 1) << stats.output;
+
+  CommandResult json = Corpus({"stats", dir + "/work", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  nlohmann::json j = nlohmann::json::parse(json.output, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << json.output;
+  EXPECT_EQ(j["crashes"], 1);
+  EXPECT_EQ(j["target"], "shallow_crash_fuzzer");
+  EXPECT_EQ(j["entries"].get<long>(), NumberAfter(stats.output, R"(entries:\s+(\d+))"));
 }
 
 TEST(CorpusCommandTest, NonStoreIsAClearUsageError) {
