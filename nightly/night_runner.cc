@@ -332,6 +332,7 @@ Result<bool> Night::Fuzz() {
   if (campaign.ok()) {
     for (const controller::BuildInfo& b : campaign->builds) registered |= b.build_id == s_.build_id;
   }
+  s_.fuzz.registered = registered;
   if (!registered) {
     s_.problems.push_back("no node of build " + s_.build_id +
                           " registered with the controller: see the nodes' logs in " +
@@ -468,14 +469,13 @@ Result<NightResult> Night::Report() {
     outcomes.push_back(o);
   }
   ledger->ApplyCleanse(outcomes, s_.build_id, s_.night);
-  Result<std::vector<controller::CrashSummary>> tonight =
-      controller::ListCampaignCrashes(client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
+  // A build no node registered has no crashes, no corpus and no executions to ask for.
   std::vector<controller::CrashSummary> crashes;
-  if (tonight.ok()) {
+  if (s_.fuzz.registered) {
+    Result<std::vector<controller::CrashSummary>> tonight = controller::ListCampaignCrashes(
+        client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
+    if (!tonight.ok()) return tonight.status();
     crashes = std::move(tonight).value();
-  } else if (tonight.status().message().find("unknown") == std::string::npos &&
-             tonight.status().message().find("no campaign") == std::string::npos) {
-    return tonight.status();  // a campaign or build no node registered has no crashes
   }
   NightCrashes sorted = ledger->ApplyTonight(crashes, s_.build_id, s_.night);
 
@@ -512,9 +512,11 @@ Result<NightResult> Night::Report() {
   };
   for (const controller::CrashSummary& c : sorted.fresh) input.fresh.push_back(describe(c));
   for (const controller::CrashSummary& c : sorted.regressed) input.regressed.push_back(describe(c));
-  Result<uint64_t> executions = Executions();
-  if (!executions.ok()) return executions.status();
-  input.executions = *executions;
+  if (s_.fuzz.registered) {
+    Result<uint64_t> executions = Executions();
+    if (!executions.ok()) return executions.status();
+    input.executions = *executions;
+  }
   Notify(&input);
 
   NightReport report = BuildNightReport(input);

@@ -17,7 +17,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CleanseRecord, signature, kind, 
                                                 now_signature, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CleanseStep, done, records)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FuzzStep, done, elapsed_s, runs, pids,
-                                                nodes_started, nodes_died, node_failures)
+                                                nodes_started, nodes_died, node_failures,
+                                                registered)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MergeStep, done, entries_before, entries_after,
                                                 features, duration_ms, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CoverageStep, done, skipped, error, summary)

@@ -45,6 +45,7 @@ struct FuzzStep {
   uint32_t nodes_started = 0;
   uint32_t nodes_died = 0;                 // ended neither cleanly nor with a crash found
   std::vector<std::string> node_failures;  // "node 2: exit code 2 (see nodes/2.log)"
+  bool registered = false;  // the controller knows the night's build (a node registered it)
 };
 
 // Step 4.

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -234,6 +235,26 @@ TEST_F(NightlyTest, ANightKilledWhileFuzzingResumesAndEndsWithTheSameFindings) {
   EXPECT_EQ(Signatures(report["new_crashes"]), Signatures(expected["new_crashes"]));
   EXPECT_EQ(report["fuzzing"]["runs"], 2);
   EXPECT_LE(report["fuzzing"]["elapsed_s"].get<uint64_t>(), 8u);
+}
+
+// A night that did not do its job says so, in its report and its exit code.
+TEST_F(NightlyTest, ANightWhoseBuildCannotFuzzFailsWithExitCode3) {
+  const std::string build = dir_ + "/not_a_target";
+  WriteFile(build, "#!/bin/sh\nexit 0\n");
+  ASSERT_EQ(chmod(build.c_str(), 0755), 0);
+  const std::string file = dir_ + "/broken.yaml";
+  WriteFile(file, "campaign: broken\nbuilds: {fuzz: " + build + "}\nbudget: 3s\nnodes: 2\n");
+  CommandResult r = RunCommand({PollenBin(), "nightly", "--campaign=" + file,
+                                "--controller=" + endpoint_, "--insecure-plaintext",
+                                "--state=" + state_, "--night=2026-11-01"},
+                               kNightDeadlineS);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("The night did not do its job"));
+  nlohmann::json report = ReadJson(NightDir("broken", "2026-11-01") + "/report.json");
+  ASSERT_TRUE(report.is_object()) << r.output;
+  EXPECT_EQ(report["verdict"], "failed");
+  EXPECT_THAT(report["problems"].dump(), HasSubstr("2 of 2 nodes died"));
+  EXPECT_THAT(report["problems"].dump(), HasSubstr("no node of build"));
 }
 
 TEST_F(NightlyTest, BadCampaignFilesAreRefusedNamingTheLineAndTheField) {
