@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "nightly/json_text.h"
+
 namespace pollen::cli {
 namespace {
 
@@ -109,6 +111,6 @@ nlohmann::json StoreStatsJson(const StoreFacts& f) {
           {"crashes", f.stats.crashes}};
 }
 
-void PrintJson(const nlohmann::json& json) { std::printf("%s\n", json.dump(2).c_str()); }
+void PrintJson(const nlohmann::json& json) { std::printf("%s\n", nightly::JsonText(json).c_str()); }
 
 }  // namespace pollen::cli

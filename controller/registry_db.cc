@@ -6,6 +6,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
 #include "storage/rocks_logger.h"
 #include "storage/store_path.h"
 
@@ -57,6 +58,15 @@ Result<std::unique_ptr<RegistryDb>> RegistryDb::Open(const std::string& path) {
 
 Status RegistryDb::Put(std::string_view key, std::string_view value) {
   rocksdb::Status s = db_->Put(rocksdb::WriteOptions(), ToSlice(key), ToSlice(value));
+  return s.ok() ? Status::Ok() : FromRocks(s, path_, "writing");
+}
+
+Status RegistryDb::Write(const std::vector<std::string>& deletes,
+                         const std::vector<std::pair<std::string, std::string>>& puts) {
+  rocksdb::WriteBatch batch;
+  for (const std::string& key : deletes) batch.Delete(ToSlice(key));
+  for (const auto& [key, value] : puts) batch.Put(ToSlice(key), ToSlice(value));
+  rocksdb::Status s = db_->Write(rocksdb::WriteOptions(), &batch);
   return s.ok() ? Status::Ok() : FromRocks(s, path_, "writing");
 }
 

@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/status.h"
 
@@ -35,6 +37,9 @@ class RegistryDb {
 
   Status Put(std::string_view key, std::string_view value);
   Status Delete(std::string_view key);
+  // Deletes and puts in one atomic write: all of them or none survive a crash.
+  Status Write(const std::vector<std::string>& deletes,
+               const std::vector<std::pair<std::string, std::string>>& puts);
   // The value under `key`, nullopt if none.
   Result<std::optional<std::string>> Get(std::string_view key) const;
   // Calls fn(key, value) for every key that starts with `prefix`, in key order, until it

@@ -36,22 +36,38 @@ class ReportSource : public transfer::RecordSource {
 }  // namespace
 
 Status ReportStore::Put(const PutReportRequest& request) {
-  const std::string night_prefix = CampaignPrefix(request.campaign) + request.night + "/";
-  std::vector<std::string> old;
-  Status listed = db_->ForEach(night_prefix, [&](std::string_view key, std::string_view) {
-    old.emplace_back(key);
+  const std::string prefix = CampaignPrefix(request.campaign);
+  const std::string night_prefix = prefix + request.night + "/";
+  // The night's old files go, and the oldest nights beyond kMaxNights, in the same write.
+  std::vector<std::string> deletes;
+  std::vector<std::string> nights;
+  Status listed = db_->ForEach(prefix, [&](std::string_view key, std::string_view) {
+    std::string_view rest = key.substr(prefix.size());
+    std::string_view night = rest.substr(0, rest.find('/'));
+    if (key.starts_with(night_prefix)) deletes.emplace_back(key);
+    if (night != request.night && (nights.empty() || nights.back() != night)) {
+      nights.emplace_back(night);
+    }
     return true;
   });
   if (!listed.ok()) return listed;
-  for (const std::string& key : old) {
-    Status deleted = db_->Delete(key);
-    if (!deleted.ok()) return deleted;
+  std::vector<std::string> old_nights;
+  if (nights.size() + 1 > kMaxNights) {
+    const size_t drop = nights.size() + 1 - kMaxNights;
+    old_nights.assign(nights.begin(), nights.begin() + static_cast<long>(drop));
   }
-  for (const ReportFile& f : request.files) {
-    Status put = db_->Put(night_prefix + f.name, f.data);
-    if (!put.ok()) return put;
+  if (!old_nights.empty()) {
+    listed = db_->ForEach(prefix, [&](std::string_view key, std::string_view) {
+      std::string_view rest = key.substr(prefix.size());
+      std::string_view night = rest.substr(0, rest.find('/'));
+      if (night <= old_nights.back() && night != request.night) deletes.emplace_back(key);
+      return true;
+    });
+    if (!listed.ok()) return listed;
   }
-  return Status::Ok();
+  std::vector<std::pair<std::string, std::string>> puts;
+  for (const ReportFile& f : request.files) puts.emplace_back(night_prefix + f.name, f.data);
+  return db_->Write(deletes, puts);
 }
 
 Result<std::unique_ptr<transfer::RecordSource>> ReportStore::Open(const std::string& campaign,

@@ -22,8 +22,12 @@ class ReportStore {
  public:
   explicit ReportStore(RegistryDb* db) : db_(db) {}
 
-  // Replaces the files of the request's night with its files. The request was checked by
-  // the codec (names, night, counts).
+  // The nights kept per campaign: a new one beyond drops the oldest (over a year of nights).
+  static constexpr size_t kMaxNights = 400;
+
+  // Replaces the files of the request's night with its files, in one atomic write that also
+  // drops the oldest nights beyond kMaxNights. The request was checked by the codec (names,
+  // night, counts).
   Status Put(const PutReportRequest& request);
 
   // The records of the campaign's reports, named "<night>/<file>", in name order, after

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 
 #include "controller/controller_codec.h"
@@ -55,6 +56,24 @@ TEST(ReportStoreTest, ANightIsReplacedWholeAndReadByNightLatestOrAll) {
   auto none = store.Open("nothing", "latest", "");
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(ReadAll(**none).empty());
+}
+
+TEST(ReportStoreTest, TheOldestNightsGoBeyondTheLimit) {
+  TempDir dir;
+  auto db = RegistryDb::Open(dir.path() + "/registry").value();
+  ReportStore store(db.get());
+  char night[16];
+  for (size_t i = 0; i < ReportStore::kMaxNights + 2; i++) {
+    std::snprintf(night, sizeof(night), "%04zu-01-01", 1000 + i);
+    ASSERT_TRUE(store.Put({"json", night, {{"report.md", "x"}, {"report.json", "{}"}}}).ok());
+  }
+  auto all = store.Open("json", "", "");
+  ASSERT_TRUE(all.ok());
+  std::map<std::string, std::string> kept = ReadAll(**all);
+  EXPECT_EQ(kept.size(), 2 * ReportStore::kMaxNights);
+  EXPECT_EQ(kept.begin()->first, "1002-01-01/report.json");
+  std::snprintf(night, sizeof(night), "%04zu-01-01", 1000 + ReportStore::kMaxNights + 1);
+  EXPECT_EQ(kept.rbegin()->first, std::string(night) + "/report.md");
 }
 
 TEST(ReportStoreTest, TheCodecRefusesBadNightsNamesAndTooManyFiles) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "engine/clock.h"
@@ -97,8 +98,18 @@ Result<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
+  // extra_env replaces inherited variables of the same name (getenv returns the first).
   std::vector<std::string> env;
-  for (char** e = environ; e && *e; e++) env.emplace_back(*e);
+  for (char** e = environ; e && *e; e++) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& add : spec.extra_env) {
+      replaced |= add.size() > name.size() && add.compare(0, name.size(), name) == 0 &&
+                  add[name.size()] == '=';
+    }
+    if (!replaced) env.emplace_back(entry);
+  }
   for (const std::string& add : spec.extra_env) env.push_back(add);
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());

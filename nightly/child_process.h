@@ -19,7 +19,8 @@ namespace pollen::nightly {
 
 struct ChildSpec {
   std::vector<std::string> argv;       // argv[0]: a path, or a name looked up in $PATH
-  std::vector<std::string> extra_env;  // "NAME=value", added to this process's environment
+  std::vector<std::string> extra_env;  // "NAME=value": added to this process's, replacing
+                                       // an inherited NAME
   std::string output_path;             // stdout and stderr go here (appended); "": /dev/null
   std::string error_path;              // when set, stderr goes here instead (appended)
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "nightly/child_process.h"
+#include "nightly/json_text.h"
 
 namespace pollen::nightly {
 namespace {
@@ -64,9 +65,10 @@ Status RunTool(const std::vector<std::string>& argv, const std::string& stdout_p
 
 CoverageCount CountFromJson(const nlohmann::json& j) {
   CoverageCount c;
+  // Read type-safely: a summary may come from a report stored by anyone.
   if (j.is_object()) {
-    c.covered = j.value("covered", uint64_t{0});
-    c.count = j.value("count", uint64_t{0});
+    if (j.contains("covered") && j["covered"].is_number_unsigned()) c.covered = j["covered"];
+    if (j.contains("count") && j["count"].is_number_unsigned()) c.count = j["count"];
   }
   return c;
 }
@@ -74,10 +76,11 @@ CoverageCount CountFromJson(const nlohmann::json& j) {
 CoverageTotals TotalsFromLlvmJson(const nlohmann::json& j) {
   CoverageTotals t;
   if (!j.is_object()) return t;
-  t.lines = CountFromJson(j.value("lines", nlohmann::json()));
-  t.branches = CountFromJson(j.value("branches", nlohmann::json()));
-  t.functions = CountFromJson(j.value("functions", nlohmann::json()));
-  t.regions = CountFromJson(j.value("regions", nlohmann::json()));
+  auto field = [&](const char* name) { return j.contains(name) ? j[name] : nlohmann::json(); };
+  t.lines = CountFromJson(field("lines"));
+  t.branches = CountFromJson(field("branches"));
+  t.functions = CountFromJson(field("functions"));
+  t.regions = CountFromJson(field("regions"));
   return t;
 }
 
@@ -192,7 +195,7 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
   fs::remove_all(profiles, ec);
 
   std::ofstream json_out(out / "summary.json");
-  json_out << CoverageSummaryToJson(*summary).dump(2) << "\n";
+  json_out << JsonText(CoverageSummaryToJson(*summary)) << "\n";
   std::ofstream md_out(out / "summary.md");
   md_out << CoverageSummaryMarkdown(*summary);
   if (!json_out || !md_out) return Status::Error("cannot write the summary in " + out.string());

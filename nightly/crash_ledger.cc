@@ -1,5 +1,8 @@
 #include "nightly/crash_ledger.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace pollen::nightly {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LedgerEntry, signature, kind, build, first_night,
@@ -49,6 +52,13 @@ NightCrashes CrashLedger::ApplyTonight(const std::vector<controller::CrashSummar
       e.first_night = night;
       entries_[c.signature] = e;
       out.fresh.push_back(c);
+    } else if (it->second.fixed && it->second.fixed_build == build) {
+      // The cleanse's one run passed (a flaky crash), and the nodes found it on the very
+      // build that "fixed" it: it never was fixed.
+      it->second.fixed = false;
+      it->second.fixed_build.clear();
+      it->second.fixed_night.clear();
+      out.known.push_back(c);
     } else if (it->second.fixed) {
       it->second.fixed = false;
       it->second.fixed_build.clear();
@@ -60,6 +70,16 @@ NightCrashes CrashLedger::ApplyTonight(const std::vector<controller::CrashSummar
     }
   }
   return out;
+}
+
+void CrashLedger::DropOldestFixed(size_t keep) {
+  std::vector<std::pair<std::string, std::string>> fixed;  // (fixed night, signature)
+  for (const auto& [signature, e] : entries_) {
+    if (e.fixed) fixed.emplace_back(e.fixed_night, signature);
+  }
+  if (fixed.size() <= keep) return;
+  std::sort(fixed.begin(), fixed.end());
+  for (size_t i = 0; i < fixed.size() - keep; i++) entries_.erase(fixed[i].second);
 }
 
 nlohmann::json CrashLedger::ToJson() const {

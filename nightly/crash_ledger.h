@@ -57,9 +57,14 @@ class CrashLedger {
                     const std::string& night);
 
   // Sorts tonight's crashes (of `build`) into fresh, regressed and known, and records the
-  // fresh ones and reopens the regressed ones.
+  // fresh ones and reopens the regressed ones. A crash the cleanse found fixed on `build`
+  // itself (a flaky one) is reopened as known, not as a comeback.
   NightCrashes ApplyTonight(const std::vector<controller::CrashSummary>& tonight,
                             const std::string& build, const std::string& night);
+
+  // Forgets the fixed entries beyond the `keep` most recently fixed (a ledger travels in
+  // every report and must stay small); open entries are never dropped.
+  void DropOldestFixed(size_t keep);
 
   const std::map<std::string, LedgerEntry>& entries() const { return entries_; }
 

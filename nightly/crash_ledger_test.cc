@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "nightly/json_text.h"
+
 namespace pollen::nightly {
 namespace {
 
@@ -45,8 +47,41 @@ TEST(CrashLedgerTest, ACrashIsNewOnceThenKnownThenFixedThenBack) {
   NightCrashes n4 = ledger.ApplyTonight({Crash("a")}, "b4", "2026-11-04");
   EXPECT_EQ(Signatures(n4.regressed), std::vector<std::string>{"a"});
   EXPECT_FALSE(ledger.entries().at("a").fixed);
-  EXPECT_EQ(ledger.entries().at("a").build, "b4") << "its reproducer is on the build it came back on";
+  EXPECT_EQ(ledger.entries().at("a").build, "b4")
+      << "its reproducer is on the build it came back on";
   EXPECT_EQ(ledger.entries().at("a").first_night, "2026-11-01");
+}
+
+TEST(CrashLedgerTest, AFlakyCrashTheCleanseMissedIsReopenedNotACameBack) {
+  CrashLedger ledger;
+  ledger.ApplyTonight({Crash("a")}, "b1", "2026-11-01");
+  CleanseOutcome fixed;
+  fixed.signature = "a";
+  fixed.kind = CleanseOutcome::Kind::kFixed;
+  ledger.ApplyCleanse({fixed}, "b2", "2026-11-02");
+  NightCrashes n2 = ledger.ApplyTonight({Crash("a")}, "b2", "2026-11-02");
+  EXPECT_TRUE(n2.regressed.empty());
+  EXPECT_EQ(Signatures(n2.known), std::vector<std::string>{"a"});
+  EXPECT_FALSE(ledger.entries().at("a").fixed);
+}
+
+TEST(CrashLedgerTest, OnlyTheOldestFixedEntriesAreForgotten) {
+  CrashLedger ledger;
+  ledger.ApplyTonight({Crash("a"), Crash("b"), Crash("c"), Crash("open")}, "b1", "2026-11-01");
+  for (const auto& [sig, night] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "2026-11-03"}, {"b", "2026-11-02"}, {"c", "2026-11-04"}}) {
+    CleanseOutcome fixed;
+    fixed.signature = sig;
+    fixed.kind = CleanseOutcome::Kind::kFixed;
+    ledger.ApplyCleanse({fixed}, "b-" + night, night);
+  }
+  ledger.DropOldestFixed(2);
+  EXPECT_EQ(ledger.entries().count("b"), 0u);
+  EXPECT_EQ(ledger.entries().count("a"), 1u);
+  EXPECT_EQ(ledger.entries().count("c"), 1u);
+  EXPECT_EQ(ledger.entries().count("open"), 1u);
+  ledger.DropOldestFixed(0);
+  EXPECT_EQ(ledger.entries().size(), 1u);
 }
 
 TEST(CrashLedgerTest, KnownCrashesFromTheControllerNeverOverrideTheLedger) {
@@ -78,6 +113,16 @@ TEST(CrashLedgerTest, ItTravelsAsJsonAndRefusesWhatIsNotALedger) {
   EXPECT_FALSE(CrashLedger::FromJson(nlohmann::json::parse(R"([{"signature": 5}])")).ok());
   // A null ledger (a report without one) is refused too, not taken as empty.
   EXPECT_FALSE(CrashLedger::FromJson(nlohmann::json()).ok());
+}
+
+// Text from targets and peers may be any bytes: written as JSON, it never throws.
+TEST(JsonTextTest, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  nlohmann::json j = {{"summary", std::string("bad \xff\xfe bytes")}};
+  std::string text;
+  ASSERT_NO_THROW(text = JsonText(j, -1));
+  EXPECT_EQ(text, "{\"summary\":\"bad \xef\xbf\xbd\xef\xbf\xbd bytes\"}");
+  EXPECT_EQ(CutUtf8("a\xc3\xa9", 2), "a");  // not inside the two bytes of 'e acute'
+  EXPECT_EQ(CutUtf8("abc", 5), "abc");
 }
 
 }  // namespace

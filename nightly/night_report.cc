@@ -3,10 +3,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <regex>
 #include <sstream>
 
 #include "nightly/coverage_report.h"
+#include "nightly/json_text.h"
 
 namespace pollen::nightly {
 namespace {
@@ -75,9 +75,17 @@ CrashFinding DescribeCrash(const controller::CrashSummary& crash, const std::str
     if (f.summary.empty() && (line.find("ERROR") != std::string::npos ||
                               line.find("runtime error") != std::string::npos ||
                               line.find("deadly signal") != std::string::npos)) {
-      // Without the sanitizers' "==PID==" prefix.
-      static const std::regex kPrefix(R"(^\s*=*[0-9]*=*\s*)");
-      f.summary = std::regex_replace(line, kPrefix, "", std::regex_constants::format_first_only);
+      // Without the sanitizers' "==PID==" prefix (no std::regex: its recursion per repeated
+      // character would let a long line from a node overflow the stack).
+      size_t start = line.find_first_not_of(' ');
+      if (start != std::string::npos && line[start] == '=') {
+        start = line.find_first_not_of('=', start);
+        start =
+            line.find_first_not_of("0123456789", start == std::string::npos ? line.size() : start);
+        start = line.find_first_not_of('=', start == std::string::npos ? line.size() : start);
+        start = line.find_first_not_of(' ', start == std::string::npos ? line.size() : start);
+      }
+      f.summary = start == std::string::npos ? "" : line.substr(start);
     }
     const size_t hash = line.find_first_not_of(' ');
     if (hash != std::string::npos && line[hash] == '#' && f.stack.size() < max_frames) {
@@ -90,7 +98,8 @@ CrashFinding DescribeCrash(const controller::CrashSummary& crash, const std::str
     }
     f.summary = line;
   }
-  if (f.summary.size() > 300) f.summary.resize(300);
+  f.summary = CutUtf8(f.summary, 300);
+  for (std::string& frame : f.stack) frame = CutUtf8(frame, 300);
   return f;
 }
 
@@ -158,6 +167,7 @@ NightReport BuildNightReport(const NightReportInput& in) {
                   {"nodes", in.campaign->nodes},
                   {"nodes_died", s.fuzz.nodes_died},
                   {"runs", s.fuzz.runs},
+                  {"node_failures", s.fuzz.node_failures},
                   {"executions", in.executions}};
   j["corpus"] = {{"carried_from_build", s.carry.from_build},
                  {"carried_entries", s.carry.entries},

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "controller/client_queries.h"
@@ -17,6 +18,7 @@
 #include "nightly/cleanse.h"
 #include "nightly/coverage_report.h"
 #include "nightly/crash_ledger.h"
+#include "nightly/json_text.h"
 #include "nightly/night_report.h"
 #include "nightly/night_state.h"
 #include "nightly/node_fleet.h"
@@ -30,6 +32,9 @@ namespace pollen::nightly {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Fixed crashes the ledger remembers (their comebacks are recognised); open ones are all kept.
+constexpr size_t kLedgerFixedKept = 1000;
 
 int64_t NowUnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -118,6 +123,9 @@ class Night {
   void Notify(NightReportInput* input);
   Status Send(const std::string& event, const std::string& signature, nlohmann::json body);
   Result<uint64_t> Executions();
+  // The campaign as the controller knows it; nullopt when it does not (no node joined it
+  // yet). Errors: the controller's (unreachable: the step is run again on resume).
+  Result<std::optional<controller::CampaignSummary>> Campaign();
   std::string NodeIdPrefix() const { return "nightly-" + s_.campaign + "-" + s_.night + "-"; }
 
   const NightOptions& o_;
@@ -125,6 +133,16 @@ class Night {
   fs::path dir_;
   NightState s_;
 };
+
+Result<std::optional<controller::CampaignSummary>> Night::Campaign() {
+  Result<controller::CampaignsReply> list = client_.Call<controller::CampaignsReply>(
+      controller::ListCampaignsRequest{}, o_.request_timeout_ms);
+  if (!list.ok()) return list.status();
+  for (controller::CampaignSummary& c : list->campaigns) {
+    if (c.name == s_.campaign) return std::optional<controller::CampaignSummary>(std::move(c));
+  }
+  return std::optional<controller::CampaignSummary>();
+}
 
 Status Night::Begin(const std::string& build_id) {
   s_.campaign = o_.campaign.campaign;
@@ -140,7 +158,6 @@ Status Night::Begin(const std::string& build_id) {
   if (!s_.previous_night.empty()) {
     previous_where = (dir_.parent_path() / s_.previous_night / "report.json").string();
     report = ReadJson(previous_where);
-    if (!report.ok()) return report.status();
   }
   Result<StoredReport> stored =
       PullPreviousReport(o_.client, o_.campaign.campaign, o_.night, o_.request_timeout_ms);
@@ -148,44 +165,51 @@ Status Night::Begin(const std::string& build_id) {
   if (stored->night > s_.previous_night) {
     s_.previous_night = stored->night;
     previous_where = "the controller's report of " + stored->night;
-    nlohmann::json j = nlohmann::json::parse(stored->json, nullptr, false);
-    if (j.is_discarded()) return Status::Error(previous_where + " is not JSON");
-    report = std::move(j);
+    report = nlohmann::json::parse(stored->json, nullptr, false);
   }
+  // A previous report that cannot be read (damaged, or stored by someone else) costs its
+  // ledger and coverage, not the night: the ledger starts again from the controller's crash
+  // tables, and the report says so.
   if (!s_.previous_night.empty()) {
-    Result<CrashLedger> read = CrashLedger::FromJson(report->value("ledger", nlohmann::json()));
-    if (!read.ok()) return Status::Error(previous_where + ": " + read.status().message());
-    ledger = std::move(read).value();
-    s_.previous_coverage = report->value("coverage", nlohmann::json());
+    Status readable = !report.ok() ? report.status()
+                      : !report->is_object() || !report->contains("ledger")
+                          ? Status::Error("not a night's report")
+                          : Status::Ok();
+    Result<CrashLedger> read =
+        readable.ok() ? CrashLedger::FromJson((*report)["ledger"]) : Result<CrashLedger>(readable);
+    if (read.ok()) {
+      ledger = std::move(read).value();
+      if (report->contains("coverage")) s_.previous_coverage = (*report)["coverage"];
+    } else {
+      s_.problems.push_back("the previous night's report (" + previous_where +
+                            ") cannot be read: " + read.status().message() +
+                            "; its crash ledger is started again from the controller");
+    }
   }
   // The crashes the controller keeps for earlier builds that the ledger lacks: found by
   // nodes outside the nightly, or the state directory was lost.
-  Result<controller::CampaignSummary> campaign =
-      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
-  if (campaign.ok()) {
-    for (const controller::BuildInfo& b : campaign->builds) {
+  Result<std::optional<controller::CampaignSummary>> campaign = Campaign();
+  if (!campaign.ok()) return campaign.status();  // unreachable: the night cannot start
+  if (campaign->has_value()) {
+    for (const controller::BuildInfo& b : (*campaign)->builds) {
       if (b.build_id == build_id) continue;
       Result<std::vector<controller::CrashSummary>> crashes = controller::ListCampaignCrashes(
           client_, {s_.campaign, b.build_id}, o_.request_timeout_ms);
       if (!crashes.ok()) return crashes.status();
       ledger.AddKnown(*crashes, b.build_id);
     }
-  } else if (client_.refused()) {
-    return campaign.status();
-  } else if (campaign.status().message().find("has no campaign") == std::string::npos) {
-    return campaign.status();  // unreachable: the night cannot start
   }
   s_.ledger_before = ledger.ToJson();
   return Save();
 }
 
 Status Night::Carry() {
-  Result<controller::CampaignSummary> campaign =
-      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
-  if (campaign.ok()) {
+  Result<std::optional<controller::CampaignSummary>> campaign = Campaign();
+  if (!campaign.ok()) return campaign.status();
+  if (campaign->has_value()) {
     bool known = false;
     const controller::BuildInfo* previous = nullptr;
-    for (const controller::BuildInfo& b : campaign->builds) {
+    for (const controller::BuildInfo& b : (*campaign)->builds) {
       if (b.build_id == s_.build_id) {
         known = true;
       } else if (!previous || b.last_seen_unix_ms > previous->last_seen_unix_ms) {
@@ -209,8 +233,6 @@ Status Night::Carry() {
       spdlog::info("carry: {} inputs of build {} to run on build {}", *pulled, previous->build_id,
                    s_.build_id);
     }
-  } else if (campaign.status().message().find("has no campaign") == std::string::npos) {
-    return campaign.status();
   }
   s_.carry.done = true;
   return Save();
@@ -297,6 +319,8 @@ Result<bool> Night::Fuzz() {
     });
     if (!run.ok()) {
       s_.problems.push_back("the nodes could not be started: " + run.status().message());
+      s_.merge.done = s_.coverage.done = true;  // nothing to merge or measure
+      s_.merge.error = s_.coverage.error = "no node started";
       s_.fuzz.done = true;
       Status saved = Save();
       if (!saved.ok()) return saved;
@@ -321,16 +345,19 @@ Result<bool> Night::Fuzz() {
   }
   if (s_.fuzz.nodes_died * 2 > s_.fuzz.nodes_started) {
     s_.problems.push_back(std::to_string(s_.fuzz.nodes_died) + " of " +
-                          std::to_string(s_.fuzz.nodes_started) + " nodes died");
+                          std::to_string(s_.fuzz.nodes_started) + " nodes died (" +
+                          s_.fuzz.node_failures.front() + ")");
   }
-  for (const std::string& f : s_.fuzz.node_failures) s_.problems.push_back(f);
   // A node the controller refused fuzzes on alone and ends cleanly: only the controller can
   // say whether tonight's build reached it.
-  Result<controller::CampaignSummary> campaign =
-      controller::FindCampaign(client_, s_.campaign, o_.request_timeout_ms);
+  // A controller that does not answer now is asked again on resume: the step is not done.
+  Result<std::optional<controller::CampaignSummary>> campaign = Campaign();
+  if (!campaign.ok()) return campaign.status();
   bool registered = false;
-  if (campaign.ok()) {
-    for (const controller::BuildInfo& b : campaign->builds) registered |= b.build_id == s_.build_id;
+  if (campaign->has_value()) {
+    for (const controller::BuildInfo& b : (*campaign)->builds) {
+      registered |= b.build_id == s_.build_id;
+    }
   }
   s_.fuzz.registered = registered;
   if (!registered) {
@@ -416,7 +443,7 @@ Status Night::Send(const std::string& event, const std::string& signature, nlohm
   options.url = o_.campaign.webhook;
   options.timeout_s = o_.campaign.webhook_timeout_s;
   options.attempts = o_.campaign.webhook_attempts;
-  Status posted = PostWebhook(options, body.dump());
+  Status posted = PostWebhook(options, JsonText(body, -1));
   if (!posted.ok()) return posted;
   s_.notified.push_back(key);
   return Save();
@@ -433,6 +460,10 @@ void Night::Notify(NightReportInput* input) {
         {"reproducer", f.reproducer},
         {"text", "Pollen nightly: " + s_.campaign + ": " + verb + " " + f.crash.kind + " " +
                      f.crash.signature + " in build " + s_.build_id + " (" + f.summary + ")"}};
+    if (!failures.empty()) {  // the webhook is down: the rest would only wait on it
+      failures.push_back("not sent");
+      return;
+    }
     Status sent = Send(event, f.crash.signature, std::move(body));
     if (!sent.ok()) failures.push_back(sent.message());
   };
@@ -447,6 +478,10 @@ void Night::Notify(NightReportInput* input) {
                      " (first seen " +
                      (e.first_night.empty() ? "before the nightly" : e.first_night) +
                      "), no longer reproduces on build " + s_.build_id}};
+    if (!failures.empty()) {
+      failures.push_back("not sent");
+      continue;
+    }
     Status sent = Send("fixed", e.signature, std::move(body));
     if (!sent.ok()) failures.push_back(sent.message());
   }
@@ -472,12 +507,13 @@ Result<NightResult> Night::Report() {
   // A build no node registered has no crashes, no corpus and no executions to ask for.
   std::vector<controller::CrashSummary> crashes;
   if (s_.fuzz.registered) {
-    Result<std::vector<controller::CrashSummary>> tonight = controller::ListCampaignCrashes(
-        client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
+    Result<std::vector<controller::CrashSummary>> tonight =
+        controller::ListCampaignCrashes(client_, {s_.campaign, s_.build_id}, o_.request_timeout_ms);
     if (!tonight.ok()) return tonight.status();
     crashes = std::move(tonight).value();
   }
   NightCrashes sorted = ledger->ApplyTonight(crashes, s_.build_id, s_.night);
+  ledger->DropOldestFixed(kLedgerFixedKept);
 
   NightReportInput input;
   input.campaign = &o_.campaign;
@@ -520,15 +556,34 @@ Result<NightResult> Night::Report() {
   Notify(&input);
 
   NightReport report = BuildNightReport(input);
-  Status json = WriteText(dir_ / "report.json", report.json.dump(2) + "\n");
+  Status json = WriteText(dir_ / "report.json", JsonText(report.json) + "\n");
   if (!json.ok()) return json;
   Status md = WriteText(dir_ / "report.md", report.markdown);
   if (!md.ok()) return md;
-  std::map<std::string, std::string> files = {{"report.json", report.json.dump(2) + "\n"},
+  // Into the controller, within its message limit: the per-file coverage first gives way
+  // (report.json has the totals); a report still too large stays here only, and says so.
+  std::map<std::string, std::string> files = {{"report.json", JsonText(report.json) + "\n"},
                                               {"report.md", report.markdown}};
-  if (s_.coverage.summary.is_object()) files["coverage.json"] = s_.coverage.summary.dump(2) + "\n";
-  Status put = PutNightReport(client_, s_.campaign, s_.night, files, o_.request_timeout_ms);
-  if (!put.ok()) return put;
+  const size_t limit = o_.client.limits.max_message_bytes - (64u << 10);
+  auto total = [&] {
+    size_t n = 0;
+    for (const auto& [name, data] : files) n += name.size() + data.size();
+    return n;
+  };
+  if (s_.coverage.summary.is_object())
+    files["coverage.json"] = JsonText(s_.coverage.summary) + "\n";
+  if (total() > limit) files.erase("coverage.json");
+  if (total() > limit) {
+    spdlog::warn(
+        "the report ({} bytes) is larger than the controller's message limit: it is "
+        "kept in {} only",
+        total(), dir_.string());
+  } else {
+    Status put = PutNightReport(client_, s_.campaign, s_.night, files, o_.request_timeout_ms);
+    if (!put.ok()) return put;
+  }
+  std::error_code ec;
+  fs::remove_all(dir_ / "carried", ec);  // in the controller's corpus now
   s_.reported = true;
   Status saved = Save();
   if (!saved.ok()) return saved;
@@ -558,7 +613,9 @@ Result<NightResult> Night::Run() {
       text << md.rdbuf();
       if (!report.ok() || !md) return Status::Error("the report of " + dir_.string() + " is gone");
       NightResult result;
-      result.exit_code = report->value("exit_code", kNightFailed);
+      result.exit_code = report->is_object() && (*report)["exit_code"].is_number_integer()
+                             ? (*report)["exit_code"].get<int>()
+                             : kNightFailed;
       result.night_dir = dir_.string();
       result.markdown = text.str();
       return result;

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "nightly/json_text.h"
+
 namespace pollen::nightly {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CarryStep, done, from_build, entries)
@@ -30,7 +32,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NightState, campaign, night, bui
 nlohmann::json NightStateToJson(const NightState& state) { return state; }
 
 Status SaveNightState(const std::string& path, const NightState& state) {
-  const std::string text = NightStateToJson(state).dump(2) + "\n";
+  const std::string text = JsonText(NightStateToJson(state)) + "\n";
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::Error("cannot write " + tmp + ": " + std::strerror(errno));

@@ -57,6 +57,11 @@ TEST(WebhookTest, UrlsAreChecked) {
   EXPECT_FALSE(CheckWebhookUrl("file:///etc/passwd").ok());
   EXPECT_FALSE(CheckWebhookUrl("http:///path").ok());
   EXPECT_FALSE(CheckWebhookUrl("http://host/a b").ok());
+  EXPECT_TRUE(CheckWebhookUrl("http://host:8080/x").ok());
+  EXPECT_FALSE(CheckWebhookUrl("https://host:99999999999/").ok());
+  EXPECT_FALSE(CheckWebhookUrl("https://host:0/").ok());
+  EXPECT_FALSE(CheckWebhookUrl("https://host:/").ok());
+  EXPECT_FALSE(CheckWebhookUrl("https://host:8o/").ok());
 }
 
 }  // namespace

@@ -244,10 +244,13 @@ TEST_F(NightlyTest, ANightWhoseBuildCannotFuzzFailsWithExitCode3) {
   ASSERT_EQ(chmod(build.c_str(), 0755), 0);
   const std::string file = dir_ + "/broken.yaml";
   WriteFile(file, "campaign: broken\nbuilds: {fuzz: " + build + "}\nbudget: 3s\nnodes: 2\n");
-  CommandResult r = RunCommand({PollenBin(), "nightly", "--campaign=" + file,
-                                "--controller=" + endpoint_, "--insecure-plaintext",
-                                "--state=" + state_, "--night=2026-11-01"},
-                               kNightDeadlineS);
+  // The previous night's report is damaged: that costs its ledger, not the night.
+  fs::create_directories(NightDir("broken", "2026-10-31"));
+  WriteFile(NightDir("broken", "2026-10-31") + "/report.json", "[\"not a report\"]");
+  CommandResult r =
+      RunCommand({PollenBin(), "nightly", "--campaign=" + file, "--controller=" + endpoint_,
+                  "--insecure-plaintext", "--state=" + state_, "--night=2026-11-01"},
+                 kNightDeadlineS);
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_THAT(r.output, HasSubstr("The night did not do its job"));
   nlohmann::json report = ReadJson(NightDir("broken", "2026-11-01") + "/report.json");
@@ -255,6 +258,8 @@ TEST_F(NightlyTest, ANightWhoseBuildCannotFuzzFailsWithExitCode3) {
   EXPECT_EQ(report["verdict"], "failed");
   EXPECT_THAT(report["problems"].dump(), HasSubstr("2 of 2 nodes died"));
   EXPECT_THAT(report["problems"].dump(), HasSubstr("no node of build"));
+  EXPECT_THAT(report["problems"].dump(), HasSubstr("the previous night's report"));
+  EXPECT_EQ(report["previous_night"], "2026-10-31");
 }
 
 TEST_F(NightlyTest, BadCampaignFilesAreRefusedNamingTheLineAndTheField) {
