@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,15 @@
 #include "nightly/night_report.h"
 #include "nightly/night_runner.h"
 #include "node/interrupt.h"
+#include "storage/corpus_formats.h"
 
 namespace pollen::cli {
 namespace {
 
 const char kNightlyHelp[] =
     "Usage: pollen nightly --campaign=FILE --controller=ADDR [flags]\n\n"
-    "Runs one night of the campaign FILE declares (docs/nightly.md): carries the merged\n"
+    "Runs one night of the campaign FILE declares (docs/nightly.md; a directory: each of its\n"
+    "*.yaml files in turn, exiting with the worst code): carries the merged\n"
     "corpus of the previous build to tonight's, runs every open crash on tonight's build\n"
     "(fixed, or still reproducing), fuzzes for the budget with local `pollen node`s, merges\n"
     "the corpus, measures coverage with the coverage build, and writes the morning report\n"
@@ -30,14 +33,40 @@ const char kNightlyHelp[] =
     "not run, timeouts or OOMs, the merge or coverage failed: the report says what), or the\n"
     "controller could not be reached; 2 bad flags or campaign file; 130 interrupted.\n";
 
+// The campaign files --campaign names: a file, or a directory's *.yaml files in name order
+// (a ConfigMap of campaigns, mounted).
+Result<std::vector<std::string>> CampaignFiles(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return std::vector<std::string>{path};
+  Result<std::vector<storage::DirEntry>> entries = storage::ListDirectory(path);
+  if (!entries.ok()) return entries.status();
+  std::vector<std::string> files;
+  for (const storage::DirEntry& e : *entries) {
+    if (e.is_regular && e.name.size() > 5 && e.name.compare(e.name.size() - 5, 5, ".yaml") == 0) {
+      files.push_back((std::filesystem::path(path) / e.name).string());
+    }
+  }
+  if (files.empty()) return Status::Error(path + " has no campaign file (*.yaml)");
+  return files;
+}
+
+// The worst of two nights' exit codes: interrupted, then failed, then a new crash, then ok.
+int Worst(int a, int b) {
+  auto rank = [](int code) {
+    return code == 130 ? 4 : code == nightly::kNightFailed ? 3 : code == kExitUsage ? 2 : code;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
 }  // namespace
 
 int NightlyCommand(int argc, char** argv) {
-  std::string campaign_file, night, state = ".pollen/nightly", build, coverage_build, broker;
+  std::string campaign_path, night, state = ".pollen/nightly", build, coverage_build, broker;
   uint32_t merge_timeout = 3600;
   ControllerConnectionFlags controller_flags;
   FlagParser parser("nightly");
-  parser.Add("campaign", &campaign_file, "the campaign file (YAML; docs/nightly.md)");
+  parser.Add("campaign", &campaign_path,
+             "the campaign file (YAML; docs/nightly.md), or a directory of them (*.yaml)");
   parser.Add("night", &night, "the night, YYYY-MM-DD (default: today, UTC)");
   parser.Add("state", &state, "directory of the nights' state and reports");
   parser.Add("build", &build, "the fuzzing build, instead of the file's builds.fuzz");
@@ -54,21 +83,31 @@ int NightlyCommand(int argc, char** argv) {
   }
   if (!parsed.ok()) return UsageError(parsed.message());
   if (!positional.empty()) return UsageError("pollen nightly takes no arguments, only flags");
-  if (campaign_file.empty()) return UsageError("pollen nightly needs --campaign=FILE");
-  Result<nightly::NightlyCampaign> campaign = nightly::LoadCampaignFile(campaign_file);
-  if (!campaign.ok()) return UsageError(campaign.status().message());
-  campaign->target = nightly::TargetName(*campaign);  // the file's, whatever --build names
-  if (!build.empty()) campaign->fuzz_build = build;
-  if (!coverage_build.empty()) campaign->coverage_build = coverage_build;
-  if (access(campaign->fuzz_build.c_str(), X_OK) != 0) {
-    return UsageError("the fuzzing build " + campaign->fuzz_build + " is not an executable file");
+  if (campaign_path.empty()) return UsageError("pollen nightly needs --campaign=FILE");
+  Result<std::vector<std::string>> files = CampaignFiles(campaign_path);
+  if (!files.ok()) return UsageError(files.status().message());
+  if (files->size() > 1 && (!build.empty() || !coverage_build.empty())) {
+    return UsageError("--build and --coverage-build name one campaign's builds: give one file");
+  }
+  // Every file is checked before the first night starts.
+  std::vector<nightly::NightlyCampaign> campaigns;
+  for (const std::string& file : *files) {
+    Result<nightly::NightlyCampaign> campaign = nightly::LoadCampaignFile(file);
+    if (!campaign.ok()) return UsageError(campaign.status().message());
+    campaign->target = nightly::TargetName(*campaign);  // the file's, whatever --build names
+    if (!build.empty()) campaign->fuzz_build = build;
+    if (!coverage_build.empty()) campaign->coverage_build = coverage_build;
+    if (access(campaign->fuzz_build.c_str(), X_OK) != 0) {
+      return UsageError(file + ": the fuzzing build " + campaign->fuzz_build +
+                        " is not an executable file");
+    }
+    campaigns.push_back(std::move(campaign).value());
   }
   Result<controller::ControllerClientOptions> client =
       ControllerClientOptionsFrom(controller_flags);
   if (!client.ok()) return UsageError(client.status().message());
 
   nightly::NightOptions options;
-  options.campaign = std::move(campaign).value();
   options.client = std::move(client).value();
   options.node_flags = {"--controller=" + controller_flags.controller};
   if (controller_flags.insecure_plaintext) options.node_flags.push_back("--insecure-plaintext");
@@ -90,22 +129,32 @@ int NightlyCommand(int argc, char** argv) {
   node::InstallInterruptHandler();
   options.should_stop = [] { return node::Interrupted(); };
 
-  Result<nightly::NightResult> result = nightly::RunNight(options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "ERROR: %s\nthe night is saved: run the same command again to resume\n",
-                 result.status().message().c_str());
-    return nightly::kNightFailed;
+  int worst = kExitOk;
+  for (nightly::NightlyCampaign& campaign : campaigns) {
+    if (node::Interrupted()) return Worst(worst, 130);
+    options.campaign = std::move(campaign);
+    Result<nightly::NightResult> result = nightly::RunNight(options);
+    if (!result.ok()) {
+      std::fprintf(stderr,
+                   "ERROR: campaign %s: %s\nthe night is saved: run the same command "
+                   "again to resume\n",
+                   options.campaign.campaign.c_str(), result.status().message().c_str());
+      worst = Worst(worst, nightly::kNightFailed);
+      continue;
+    }
+    if (result->interrupted) {
+      std::fprintf(stderr,
+                   "interrupted: the night is saved in %s; run the same command again "
+                   "to resume\n",
+                   result->night_dir.c_str());
+      return Worst(worst, 130);
+    }
+    std::printf("%s\nreport: %s/report.md and report.json\n", result->markdown.c_str(),
+                result->night_dir.c_str());
+    std::fflush(stdout);
+    worst = Worst(worst, result->exit_code);
   }
-  if (result->interrupted) {
-    std::fprintf(stderr,
-                 "interrupted: the night is saved in %s; run the same command again to "
-                 "resume\n",
-                 result->night_dir.c_str());
-    return 130;
-  }
-  std::printf("%s\nreport: %s/report.md and report.json\n", result->markdown.c_str(),
-              result->night_dir.c_str());
-  return result->exit_code;
+  return worst;
 }
 
 }  // namespace pollen::cli

@@ -31,7 +31,8 @@ size_t CountInputs(const std::vector<std::string>& inputs) {
 }
 
 Result<std::string> FindTool(const std::string& name) {
-  std::string path = FindProgram({name + "-14", name});
+  // Debian's names in $PATH, or LLVM's own directory (Pollen's image has only that).
+  std::string path = FindProgram({name + "-14", name, "/usr/lib/llvm-14/bin/" + name});
   if (path.empty()) {
     return Status::Error(name + " (or " + name +
                          "-14) is not installed: it is in Debian's llvm-14 package");

@@ -260,6 +260,21 @@ TEST_F(NightlyTest, ANightWhoseBuildCannotFuzzFailsWithExitCode3) {
   EXPECT_THAT(report["problems"].dump(), HasSubstr("no node of build"));
   EXPECT_THAT(report["problems"].dump(), HasSubstr("the previous night's report"));
   EXPECT_EQ(report["previous_night"], "2026-10-31");
+
+  // A directory of campaign files (a mounted ConfigMap): a night of each, the worst code.
+  fs::create_directories(dir_ + "/campaigns");
+  WriteFile(dir_ + "/campaigns/one.yaml",
+            "campaign: one\nbuilds: {fuzz: " + build + "}\nbudget: 3s\n");
+  WriteFile(dir_ + "/campaigns/two.yaml",
+            "campaign: two\nbuilds: {fuzz: " + build + "}\nbudget: 3s\n");
+  WriteFile(dir_ + "/campaigns/notes.txt", "not a campaign");
+  CommandResult both = RunCommand({PollenBin(), "nightly", "--campaign=" + dir_ + "/campaigns",
+                                   "--controller=" + endpoint_, "--insecure-plaintext",
+                                   "--state=" + state_, "--night=2026-11-01"},
+                                  kNightDeadlineS);
+  EXPECT_EQ(both.exit_code, 3) << both.output;
+  EXPECT_TRUE(fs::exists(NightDir("one", "2026-11-01") + "/report.json")) << both.output;
+  EXPECT_TRUE(fs::exists(NightDir("two", "2026-11-01") + "/report.json")) << both.output;
 }
 
 TEST_F(NightlyTest, BadCampaignFilesAreRefusedNamingTheLineAndTheField) {

@@ -3,7 +3,8 @@
 #   1. builds `pollen` (scripts/build.sh) and strips its debug info;
 #   2. a distroless-style root with `mmdebstrap --variant=extract`: only the Debian packages
 #      that hold the shared libraries pollen needs (found with ldd and dpkg -S),
-#      llvm-symbolizer with its own, base-files and netbase; no shell, no package manager
+#      llvm-symbolizer, llvm-profdata and llvm-cov with their own, base-files and netbase;
+#      no shell, no package manager
 #      (nothing under /usr/bin but tini, the PID 1 that reaps the targets' orphans and passes
 #      SIGTERM on); /etc/passwd with the unprivileged user
 #      65534 the image runs as; pollen at /usr/local/bin/pollen, the entrypoint (under tini);
@@ -53,6 +54,11 @@ touch -d "@$epoch" "$work/pollen"
 #    14's DWARF 5, and then crash signatures would differ from a developer's machine.
 symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
 [ -x "$symbolizer" ] || { echo "ERROR: $symbolizer missing: scripts/setup.sh installs llvm-14" >&2; exit 2; }
+# llvm-profdata and llvm-cov: `pollen nightly` and `pollen coverage` measure coverage with them.
+coverage_tools=(/usr/lib/llvm-14/bin/llvm-profdata /usr/lib/llvm-14/bin/llvm-cov)
+for tool in "${coverage_tools[@]}"; do
+  [ -x "$tool" ] || { echo "ERROR: $tool missing: scripts/setup.sh installs llvm-14" >&2; exit 2; }
+done
 owner_of() {
   local path owner
   for path in "$1" "$(readlink -f "$1")" "/usr$1" "${1#/usr}"; do
@@ -61,7 +67,7 @@ owner_of() {
   echo "ERROR: no Debian package holds $1: it cannot go into the image" >&2
   return 1
 }
-packages=$(set -o pipefail; for binary in "$work/pollen" "$symbolizer"; do
+packages=$(set -o pipefail; for binary in "$work/pollen" "$symbolizer" "${coverage_tools[@]}"; do
   ldd "$binary" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
     while read -r lib; do owner_of "$lib" || exit 1; done || exit 1
 done; owner_of "$symbolizer"; echo tini)
@@ -91,6 +97,8 @@ POLLEN_IMAGE_BINARY=$work/pollen mmdebstrap --quiet --variant=extract --mode=roo
   --dpkgopt='path-exclude=/usr/bin/*' --dpkgopt='path-include=/usr/bin/tini' \
   --dpkgopt='path-exclude=/usr/lib/llvm-14/*' \
   --dpkgopt='path-include=/usr/lib/llvm-14/bin/llvm-symbolizer' \
+  --dpkgopt='path-include=/usr/lib/llvm-14/bin/llvm-profdata' \
+  --dpkgopt='path-include=/usr/lib/llvm-14/bin/llvm-cov' \
   --extract-hook="$work/hook.sh \"\$1\"" \
   bookworm "$work/rootfs.tar" \
   "deb http://deb.debian.org/debian bookworm main" \

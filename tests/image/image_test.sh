@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest image_podman: Pollen's OCI image, built twice from the same commit (the same bytes),
-# and run with podman as Kubernetes would run it: `pollen --version`; then a broker, a
+# and run with podman as Kubernetes would run it: `pollen --version`; `pollen coverage` of a
+# coverage build (llvm-profdata and llvm-cov are in the image); then a broker, a
 # controller and a node container (the node from a target image built FROM Pollen's image
 # with the keyword example) on the host's loopback (--network=host), each with a read-only
 # root, no capabilities, the image's non-root user, CURVE keys mounted read-only. The node
@@ -23,7 +24,8 @@ for tool in mmdebstrap buildah podman python3; do
   command -v "$tool" >/dev/null || fail "$tool is missing: scripts/setup.sh installs it"
 done
 pollen=$build/cli/pollen
-[ -x "$pollen" ] && [ -x "$build/examples/keyword_fuzzer" ] || fail "build pollen and keyword first"
+[ -x "$pollen" ] && [ -x "$build/examples/keyword_fuzzer" ] && [ -x "$build/tests/nightly_v1_cov" ] ||
+  fail "build pollen, keyword and nightly_v1_cov first"
 
 # 1. The image, twice: byte-identical. The commit is read once: a commit made while the test
 #    runs must not count as a difference.
@@ -60,6 +62,19 @@ version=$("${P[@]}" run --rm --network=none localhost/pollen:test --version) || 
 user=$("${P[@]}" image inspect --format '{{.Config.User}}' localhost/pollen:test)
 [ "$user" = "65534:65534" ] || fail "the image runs as '$user', not 65534:65534"
 echo "podman run: $version, user $user"
+
+# 2b. pollen coverage in the image: llvm-profdata and llvm-cov are there (the nightly's
+# coverage step), and a crashing input costs no coverage.
+mkdir -p "$tmp/cov-in" "$tmp/cov-out"
+printf get >"$tmp/cov-in/get"
+printf 'A!' >"$tmp/cov-in/crash"
+chmod 0777 "$tmp/cov-out"
+cov=$("${P[@]}" run --rm --network=none -v "$build/tests/nightly_v1_cov:/cov/fuzzer-cov:ro" \
+  -v "$tmp/cov-in:/in:ro" -v "$tmp/cov-out:/out" localhost/pollen:test \
+  coverage /cov/fuzzer-cov /in --out=/out/report 2>&1) || fail "pollen coverage in the image: $cov"
+grep -q '^lines [0-9]*/[0-9]* ' <<<"$cov" || fail "pollen coverage printed no totals: $cov"
+[ -f "$tmp/cov-out/report/html/index.html" ] || fail "pollen coverage wrote no HTML report"
+echo "pollen coverage in the image: $(grep '^lines' <<<"$cov")"
 
 # 3. Keys as the Secrets would give them, readable by the image's user only.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
