@@ -151,6 +151,9 @@ int NightlyCommand(int argc, char** argv) {
     }
     std::printf("%s\nreport: %s/report.md and report.json\n", result->markdown.c_str(),
                 result->night_dir.c_str());
+    std::error_code ec;
+    const std::string html = result->night_dir + "/coverage/html/index.html";
+    if (std::filesystem::exists(html, ec)) std::printf("coverage: %s\n", html.c_str());
     std::fflush(stdout);
     worst = Worst(worst, result->exit_code);
   }
