@@ -625,32 +625,38 @@ Result<NightResult> Night::Run() {
     Status begun = Begin(*build_id);
     if (!begun.ok()) return begun;
   }
+  // A stop asked for (SIGTERM: a drain, the Job's deadline) ends the night between steps:
+  // each step is saved when done, and the next run goes on from there.
+  auto stopped = [&] { return o_.should_stop && o_.should_stop(); };
+  NightResult interrupted;
+  interrupted.interrupted = true;
+  interrupted.night_dir = dir_.string();
   if (!s_.carry.done) {
     Status st = Carry();
     if (!st.ok()) return st;
   }
+  if (stopped()) return interrupted;
   if (!s_.cleanse.done) {
     Status st = Cleanse();
     if (!st.ok()) return st;
   }
+  if (stopped()) return interrupted;
   if (!s_.fuzz.done) {
     Result<bool> finished = Fuzz();
     if (!finished.ok()) return finished.status();
-    if (!*finished) {
-      NightResult result;
-      result.interrupted = true;
-      result.night_dir = dir_.string();
-      return result;
-    }
+    if (!*finished) return interrupted;
   }
+  if (stopped()) return interrupted;
   if (!s_.merge.done) {
     Status st = Merge();
     if (!st.ok()) return st;
   }
+  if (stopped()) return interrupted;
   if (!s_.coverage.done) {
     Status st = Coverage();
     if (!st.ok()) return st;
   }
+  if (stopped()) return interrupted;
   return Report();
 }
 

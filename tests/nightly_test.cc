@@ -100,6 +100,18 @@ class NightlyTest : public ::testing::Test {
     return r;
   }
 
+  // The pids of a running night's nodes, from its state, where they are saved as the nodes
+  // start (at most 10 s of waiting, reading the night's output meanwhile).
+  std::vector<int> NodePids(Background& night, const std::string& night_json) {
+    std::vector<int> pids;
+    for (int i = 0; i < 200 && pids.empty(); i++) {
+      nlohmann::json state = ReadJson(night_json);
+      if (state.is_object()) pids = state["fuzz"].value("pids", std::vector<int>{});
+      if (pids.empty()) night.ReadFor(50);
+    }
+    return pids;
+  }
+
   std::string NightDir(const std::string& campaign, const std::string& night) {
     return state_ + "/" + campaign + "/" + night;
   }
@@ -214,12 +226,7 @@ TEST_F(NightlyTest, ANightKilledWhileFuzzingResumesAndEndsWithTheSameFindings) {
   {
     Background night(Nightly(file, "2026-11-01", 1));
     ASSERT_TRUE(night.WaitForOutput("fuzz:", 60)) << night.output();
-    // The nodes' pids are saved as they start: wait for them, then kill the nightly hard.
-    for (int i = 0; i < 200 && pids.empty(); i++) {
-      nlohmann::json state = ReadJson(night_json);
-      if (state.is_object()) pids = state["fuzz"].value("pids", std::vector<int>{});
-      if (pids.empty()) night.ReadFor(50);
-    }
+    pids = NodePids(night, night_json);  // then kill the nightly hard
     ASSERT_FALSE(pids.empty()) << night.output();
     kill(night.pid(), SIGKILL);
     night.Wait(30);
@@ -235,6 +242,31 @@ TEST_F(NightlyTest, ANightKilledWhileFuzzingResumesAndEndsWithTheSameFindings) {
   EXPECT_EQ(Signatures(report["new_crashes"]), Signatures(expected["new_crashes"]));
   EXPECT_EQ(report["fuzzing"]["runs"], 2);
   EXPECT_LE(report["fuzzing"]["elapsed_s"].get<uint64_t>(), 8u);
+}
+
+// SIGTERM (a drain, the Job's deadline): the night stops its nodes, saves itself and exits
+// 130; run again, it goes on with the rest of its budget.
+TEST_F(NightlyTest, SigtermStopsTheNightWhichResumesLater) {
+  const std::string file = CampaignFile("drained", "8s");
+  const std::string night_json = NightDir("drained", "2026-11-01") + "/night.json";
+  Background night(Nightly(file, "2026-11-01", 1));
+  ASSERT_TRUE(night.WaitForOutput("fuzz:", 60)) << night.output();
+  const std::vector<int> pids = NodePids(night, night_json);
+  ASSERT_FALSE(pids.empty()) << night.output();
+  kill(night.pid(), SIGTERM);
+  CommandResult stopped = night.Wait(60);
+  EXPECT_EQ(stopped.exit_code, 130) << stopped.output;
+  EXPECT_THAT(stopped.output, HasSubstr("interrupted: the night is saved"));
+  EXPECT_FALSE(Alive(pids[0])) << "the night's node outlived it";
+  nlohmann::json saved = ReadJson(night_json);
+  EXPECT_FALSE(saved["fuzz"]["done"].get<bool>());
+  EXPECT_LT(saved["fuzz"]["elapsed_s"].get<uint64_t>(), 8u);
+
+  CommandResult resumed = RunNight(file, "2026-11-01", 1);
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.output;
+  nlohmann::json report = ReadJson(NightDir("drained", "2026-11-01") + "/report.json");
+  EXPECT_EQ(report["fuzzing"]["runs"], 2);
+  EXPECT_EQ(report["new_crashes"].size(), 1u) << report.dump(2);
 }
 
 // A night that did not do its job says so, in its report and its exit code.
@@ -268,10 +300,10 @@ TEST_F(NightlyTest, ANightWhoseBuildCannotFuzzFailsWithExitCode3) {
   WriteFile(dir_ + "/campaigns/two.yaml",
             "campaign: two\nbuilds: {fuzz: " + build + "}\nbudget: 3s\n");
   WriteFile(dir_ + "/campaigns/notes.txt", "not a campaign");
-  CommandResult both = RunCommand({PollenBin(), "nightly", "--campaign=" + dir_ + "/campaigns",
-                                   "--controller=" + endpoint_, "--insecure-plaintext",
-                                   "--state=" + state_, "--night=2026-11-01"},
-                                  kNightDeadlineS);
+  CommandResult both = RunCommand(
+      {PollenBin(), "nightly", "--campaign=" + dir_ + "/campaigns", "--controller=" + endpoint_,
+       "--insecure-plaintext", "--state=" + state_, "--night=2026-11-01"},
+      kNightDeadlineS);
   EXPECT_EQ(both.exit_code, 3) << both.output;
   EXPECT_TRUE(fs::exists(NightDir("one", "2026-11-01") + "/report.json")) << both.output;
   EXPECT_TRUE(fs::exists(NightDir("two", "2026-11-01") + "/report.json")) << both.output;
