@@ -4,11 +4,10 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "controller/safe_name.h"
+#include "nightly/text_file.h"
 #include "nightly/webhook.h"
 
 namespace pollen::nightly {
@@ -296,14 +295,12 @@ std::string TargetName(const NightlyCampaign& campaign) {
 }
 
 Result<NightlyCampaign> LoadCampaignFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("cannot read campaign file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::Error("cannot read campaign file " + path);
-  if (text.str().size() > (1 << 20))
-    return Status::Error(path + ": a campaign file is at most 1 MiB");
-  return ParseCampaignFile(text.str(), path);
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok())
+    return Status::Error("cannot read campaign file " + path + " (" + text.status().message() +
+                         ")");
+  if (text->size() > (1 << 20)) return Status::Error(path + ": a campaign file is at most 1 MiB");
+  return ParseCampaignFile(*text, path);
 }
 
 }  // namespace pollen::nightly

@@ -3,12 +3,11 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "nightly/child_process.h"
 #include "nightly/json_text.h"
+#include "nightly/text_file.h"
 
 namespace pollen::nightly {
 namespace {
@@ -38,14 +37,6 @@ Result<std::string> FindTool(const std::string& name) {
                          "-14) is not installed: it is in Debian's llvm-14 package");
   }
   return path;
-}
-
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Runs a tool whose failure ends the report; its stderr goes to the log.
@@ -178,7 +169,7 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
                std::string("-ignore-filename-regex=") + kIgnoredFiles, options.coverage_build},
               exported, log, 600'000);
   if (!exported_ok.ok()) return exported_ok;
-  Result<std::string> text = ReadText(exported);
+  Result<std::string> text = ReadTextFile(exported);
   if (!text.ok()) return text.status();
   Result<CoverageSummary> summary = ParseLlvmExport(*text);
   if (!summary.ok()) return summary.status();
@@ -195,11 +186,12 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
   }
   fs::remove_all(profiles, ec);
 
-  std::ofstream json_out(out / "summary.json");
-  json_out << JsonText(CoverageSummaryToJson(*summary)) << "\n";
-  std::ofstream md_out(out / "summary.md");
-  md_out << CoverageSummaryMarkdown(*summary);
-  if (!json_out || !md_out) return Status::Error("cannot write the summary in " + out.string());
+  Status json_written = WriteTextFile((out / "summary.json").string(),
+                                      JsonText(CoverageSummaryToJson(*summary)) + "\n");
+  if (!json_written.ok()) return json_written;
+  Status md_written =
+      WriteTextFile((out / "summary.md").string(), CoverageSummaryMarkdown(*summary));
+  if (!md_written.ok()) return md_written;
   return summary;
 }
 

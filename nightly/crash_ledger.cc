@@ -8,6 +8,24 @@ namespace pollen::nightly {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LedgerEntry, signature, kind, build, first_night,
                                                 fixed, fixed_build, fixed_night)
 
+const char* CleanseOutcomeName(CleanseOutcome::Kind kind) {
+  switch (kind) {
+    case CleanseOutcome::Kind::kReproduces:
+      return "reproduces";
+    case CleanseOutcome::Kind::kFixed:
+      return "fixed";
+    case CleanseOutcome::Kind::kUnchecked:
+      return "unchecked";
+  }
+  return "unchecked";
+}
+
+CleanseOutcome::Kind CleanseOutcomeKind(const std::string& name) {
+  if (name == "reproduces") return CleanseOutcome::Kind::kReproduces;
+  if (name == "fixed") return CleanseOutcome::Kind::kFixed;
+  return CleanseOutcome::Kind::kUnchecked;
+}
+
 void CrashLedger::AddKnown(const std::vector<controller::CrashSummary>& crashes,
                            const std::string& build) {
   for (const controller::CrashSummary& c : crashes) {

@@ -36,6 +36,11 @@ struct CleanseOutcome {
   std::string detail;         // kReproduces: the summary line; kUnchecked: why
 };
 
+// A cleanse outcome's name in the night's state ("reproduces", "fixed", "unchecked"), and
+// back (a name it does not know is unchecked).
+const char* CleanseOutcomeName(CleanseOutcome::Kind kind);
+CleanseOutcome::Kind CleanseOutcomeKind(const std::string& name);
+
 // Tonight's crashes against the ledger.
 struct NightCrashes {
   std::vector<controller::CrashSummary> fresh;      // signatures never seen before

@@ -6,10 +6,8 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "controller/client_queries.h"
 #include "controller/record_names.h"
@@ -23,6 +21,7 @@
 #include "nightly/night_state.h"
 #include "nightly/node_fleet.h"
 #include "nightly/report_client.h"
+#include "nightly/text_file.h"
 #include "nightly/webhook.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
@@ -43,26 +42,11 @@ int64_t NowUnixMs() {
 }
 
 Result<nlohmann::json> ReadJson(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return Status::Error("cannot read " + path.string());
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  Result<std::string> text = ReadTextFile(path.string());
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return Status::Error(path.string() + " is not JSON");
   return j;
-}
-
-Status WriteText(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) return Status::Error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::Error("cannot rename " + tmp.string() + ": " + ec.message());
-  return Status::Ok();
 }
 
 // The newest night before `night` in `campaign_dir` that has a report.
@@ -257,9 +241,7 @@ Status Night::Cleanse() {
       CleanseRecord r;
       r.signature = o.signature;
       r.kind = open[i].kind;
-      r.outcome = o.kind == CleanseOutcome::Kind::kFixed        ? "fixed"
-                  : o.kind == CleanseOutcome::Kind::kReproduces ? "reproduces"
-                                                                : "unchecked";
+      r.outcome = CleanseOutcomeName(o.kind);
       r.now_signature = o.now_signature;
       r.detail = o.detail;
       s_.cleanse.records.push_back(r);
@@ -498,9 +480,7 @@ Result<NightResult> Night::Report() {
   for (const CleanseRecord& r : s_.cleanse.records) {
     CleanseOutcome o;
     o.signature = r.signature;
-    o.kind = r.outcome == "fixed"        ? CleanseOutcome::Kind::kFixed
-             : r.outcome == "reproduces" ? CleanseOutcome::Kind::kReproduces
-                                         : CleanseOutcome::Kind::kUnchecked;
+    o.kind = CleanseOutcomeKind(r.outcome);
     outcomes.push_back(o);
   }
   ledger->ApplyCleanse(outcomes, s_.build_id, s_.night);
@@ -540,8 +520,8 @@ Result<NightResult> Night::Report() {
     fs::create_directories(crash_dir, ec);
     const std::string name = controller::CrashFileName(c);
     std::string bytes(detail->input.begin(), detail->input.end());
-    if (WriteText(crash_dir / name, bytes).ok() &&
-        WriteText(crash_dir / (name + ".txt"), detail->report).ok()) {
+    if (WriteTextFile((crash_dir / name).string(), bytes).ok() &&
+        WriteTextFile((crash_dir / (name + ".txt")).string(), detail->report).ok()) {
       f.reproducer = "crashes/" + name;
     }
     return f;
@@ -556,9 +536,9 @@ Result<NightResult> Night::Report() {
   Notify(&input);
 
   NightReport report = BuildNightReport(input);
-  Status json = WriteText(dir_ / "report.json", JsonText(report.json) + "\n");
+  Status json = WriteTextFile((dir_ / "report.json").string(), JsonText(report.json) + "\n");
   if (!json.ok()) return json;
-  Status md = WriteText(dir_ / "report.md", report.markdown);
+  Status md = WriteTextFile((dir_ / "report.md").string(), report.markdown);
   if (!md.ok()) return md;
   // Into the controller, within its message limit: the per-file coverage first gives way
   // (report.json has the totals); a report still too large stays here only, and says so.
@@ -608,16 +588,16 @@ Result<NightResult> Night::Run() {
     }
     if (s_.reported) {
       Result<nlohmann::json> report = ReadJson(dir_ / "report.json");
-      std::ifstream md(dir_ / "report.md");
-      std::ostringstream text;
-      text << md.rdbuf();
-      if (!report.ok() || !md) return Status::Error("the report of " + dir_.string() + " is gone");
+      Result<std::string> text = ReadTextFile((dir_ / "report.md").string());
+      if (!report.ok() || !text.ok()) {
+        return Status::Error("the report of " + dir_.string() + " is gone");
+      }
       NightResult result;
       result.exit_code = report->is_object() && (*report)["exit_code"].is_number_integer()
                              ? (*report)["exit_code"].get<int>()
                              : kNightFailed;
       result.night_dir = dir_.string();
-      result.markdown = text.str();
+      result.markdown = std::move(text).value();
       return result;
     }
     spdlog::info("resuming night {} of {}", s_.night, s_.campaign);

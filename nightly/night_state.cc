@@ -1,16 +1,9 @@
 #include "nightly/night_state.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "nightly/json_text.h"
+#include "nightly/text_file.h"
 
 namespace pollen::nightly {
 
@@ -32,36 +25,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NightState, campaign, night, bui
 nlohmann::json NightStateToJson(const NightState& state) { return state; }
 
 Status SaveNightState(const std::string& path, const NightState& state) {
-  const std::string text = JsonText(NightStateToJson(state)) + "\n";
-  const std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Error("cannot write " + tmp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = std::strerror(errno);
-      close(fd);
-      return Status::Error("cannot write " + tmp + ": " + why);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) return Status::Error("cannot write " + tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Error("cannot rename " + tmp + ": " + std::strerror(errno));
-  }
-  return Status::Ok();
+  return WriteTextFile(path, JsonText(NightStateToJson(state)) + "\n");
 }
 
 Result<std::optional<NightState>> LoadNightState(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::optional<NightState>();
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return Status::Error("cannot read " + path);
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  Result<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::Error(path +
                          " is not a night's state (not JSON): move it away to start the "
