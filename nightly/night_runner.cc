@@ -20,9 +20,9 @@
 #include "nightly/night_report.h"
 #include "nightly/night_state.h"
 #include "nightly/node_fleet.h"
+#include "nightly/notifications.h"
 #include "nightly/report_client.h"
 #include "nightly/text_file.h"
-#include "nightly/webhook.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
 #include "transfer/directory_records.h"
@@ -102,10 +102,6 @@ class Night {
   Status Merge();
   Status Coverage();
   Result<NightResult> Report();
-  // Sends the night's events to the webhook, each once (saved as sent); a failure is a
-  // problem of the night.
-  void Notify(NightReportInput* input);
-  Status Send(const std::string& event, const std::string& signature, nlohmann::json body);
   Result<uint64_t> Executions();
   // The campaign as the controller knows it; nullopt when it does not (no node joined it
   // yet). Errors: the controller's (unreachable: the step is run again on resume).
@@ -411,68 +407,6 @@ Result<uint64_t> Night::Executions() {
   return executions;
 }
 
-Status Night::Send(const std::string& event, const std::string& signature, nlohmann::json body) {
-  const std::string key = event + ":" + signature;
-  if (std::find(s_.notified.begin(), s_.notified.end(), key) != s_.notified.end()) {
-    return Status::Ok();  // a resumed night: sent before
-  }
-  body["event"] = event;
-  body["campaign"] = s_.campaign;
-  body["night"] = s_.night;
-  body["build_id"] = s_.build_id;
-  body["signature"] = signature;
-  WebhookOptions options;
-  options.url = o_.campaign.webhook;
-  options.timeout_s = o_.campaign.webhook_timeout_s;
-  options.attempts = o_.campaign.webhook_attempts;
-  Status posted = PostWebhook(options, JsonText(body, -1));
-  if (!posted.ok()) return posted;
-  s_.notified.push_back(key);
-  return Save();
-}
-
-void Night::Notify(NightReportInput* input) {
-  if (o_.campaign.webhook.empty()) return;
-  std::vector<std::string> failures;
-  auto crash_event = [&](const char* event, const char* verb, const CrashFinding& f) {
-    nlohmann::json body = {
-        {"kind", f.crash.kind},
-        {"summary", f.summary},
-        {"stack", f.stack},
-        {"reproducer", f.reproducer},
-        {"text", "Pollen nightly: " + s_.campaign + ": " + verb + " " + f.crash.kind + " " +
-                     f.crash.signature + " in build " + s_.build_id + " (" + f.summary + ")"}};
-    if (!failures.empty()) {  // the webhook is down: the rest would only wait on it
-      failures.push_back("not sent");
-      return;
-    }
-    Status sent = Send(event, f.crash.signature, std::move(body));
-    if (!sent.ok()) failures.push_back(sent.message());
-  };
-  for (const CrashFinding& f : input->fresh) crash_event("new-crash", "new crash", f);
-  for (const CrashFinding& f : input->regressed) crash_event("regressed", "crash came back:", f);
-  for (const LedgerEntry& e : input->fixed) {
-    nlohmann::json body = {
-        {"kind", e.kind},
-        {"first_night", e.first_night},
-        {"fixed_build", e.fixed_build},
-        {"text", "Pollen nightly: " + s_.campaign + ": fixed " + e.kind + " " + e.signature +
-                     " (first seen " +
-                     (e.first_night.empty() ? "before the nightly" : e.first_night) +
-                     "), no longer reproduces on build " + s_.build_id}};
-    if (!failures.empty()) {
-      failures.push_back("not sent");
-      continue;
-    }
-    Status sent = Send("fixed", e.signature, std::move(body));
-    if (!sent.ok()) failures.push_back(sent.message());
-  }
-  if (!failures.empty()) {
-    input->problems.push_back("notifications: " + std::to_string(failures.size()) +
-                              " could not be sent (" + failures.front() + ")");
-  }
-}
-
 Result<NightResult> Night::Report() {
   Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
   if (!ledger.ok()) return ledger.status();
@@ -533,7 +467,9 @@ Result<NightResult> Night::Report() {
     if (!executions.ok()) return executions.status();
     input.executions = *executions;
   }
-  Notify(&input);
+  const std::string unsent =
+      NotifyNight(o_.campaign, s_.night, s_.build_id, input, &s_.notified, [&] { return Save(); });
+  if (!unsent.empty()) input.problems.push_back(unsent);
 
   NightReport report = BuildNightReport(input);
   Status json = WriteTextFile((dir_ / "report.json").string(), JsonText(report.json) + "\n");
