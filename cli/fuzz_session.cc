@@ -107,6 +107,11 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                s.corpus_entries, static_cast<unsigned long>(s.corpus_bytes), options.workdir.c_str(),
                static_cast<unsigned long>(s.failures));
   for (const auto& a : s.artifacts) std::fprintf(stderr, "  artifact:     %s\n", a.c_str());
+  if (!s.learned_dictionary.empty()) {
+    // libFuzzer's block, which scripts know; the words are kept in the work directory too.
+    std::fprintf(stderr, "###### Recommended dictionary. ######\n%s###### End of recommended dictionary. ######\n",
+                 s.learned_dictionary.c_str());
+  }
   return s.exit_code;
 }
 

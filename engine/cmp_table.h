@@ -26,7 +26,8 @@ struct CmpTable {
   struct WordPair {
     uint8_t a[kMaxWord];
     uint8_t b[kMaxWord];
-    uint8_t size;  // bytes used in both a and b; 0 = empty slot
+    uint8_t size;    // bytes used in a; 0 = empty slot
+    uint8_t size_b;  // bytes used in b: strings of different lengths keep their own
   };
 
   IntPair ints[kIntSlots];
@@ -48,18 +49,24 @@ struct CmpTable {
     p.size = size;
   }
 
-  void AddWord(const void* a, const void* b, size_t n) {
-    if (n <= 1) return;
-    if (n > kMaxWord) n = kMaxWord;
+  void AddWord(const void* a, const void* b, size_t n) { AddWords(a, n, b, n); }
+
+  // Two operands of their own lengths (strcmp of "hi" and "HELO": a token is replaced whole).
+  void AddWords(const void* a, size_t na, const void* b, size_t nb) {
+    if (na > kMaxWord) na = kMaxWord;
+    if (nb > kMaxWord) nb = kMaxWord;
+    if ((na <= 1 && nb <= 1) || na == 0) return;
     const uint8_t* pa = static_cast<const uint8_t*>(a);
     const uint8_t* pb = static_cast<const uint8_t*>(b);
-    uint32_t h = static_cast<uint32_t>(n);
-    for (size_t i = 0; i < n && i < 8; i++) h = h * 31 + pa[i] + (pb[i] << 8);
+    uint32_t h = static_cast<uint32_t>(na * 33 + nb);
+    for (size_t i = 0; i < na && i < 8; i++) h = h * 31 + pa[i];
+    for (size_t i = 0; i < nb && i < 8; i++) h = h * 31 + (pb[i] << 8);
     WordPair& w = words[h % kWordSlots];
     if (w.size == 0) used_words++;
-    std::memcpy(w.a, pa, n);
-    std::memcpy(w.b, pb, n);
-    w.size = static_cast<uint8_t>(n);
+    std::memcpy(w.a, pa, na);
+    std::memcpy(w.b, pb, nb);
+    w.size = static_cast<uint8_t>(na);
+    w.size_b = static_cast<uint8_t>(nb);
   }
 
   void Clear() { std::memset(this, 0, sizeof(*this)); }

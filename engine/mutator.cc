@@ -8,6 +8,7 @@
 #include <iterator>
 #include <utility>
 
+#include "engine/int_field.h"
 #include "engine/status.h"
 
 namespace pollen::engine {
@@ -26,7 +27,16 @@ struct Ctx {
   Rng& rng;
   const MutationSources& src;
   uint8_t* scratch;  // max_size bytes
+  uint8_t* word;     // LearnedWords::kMaxWord bytes: the word written, for last_word()
+  size_t* word_size;
 };
+
+// Notes the word a mutation wrote (words of 2 to kMaxWord bytes only).
+void NoteWord(Ctx& c, const uint8_t* p, size_t n) {
+  if (n < 2 || n > LearnedWords::kMaxWord) return;
+  std::memcpy(c.word, p, n);
+  *c.word_size = n;
+}
 
 constexpr size_t kNoChange = 0;
 
@@ -41,16 +51,6 @@ size_t ChooseLen(Rng& rng, size_t n) {
 // Moves data[pos, size) right by n; the caller has checked size + n <= max_size.
 void OpenGap(uint8_t* data, size_t size, size_t pos, size_t n) {
   std::memmove(data + pos + n, data + pos, size - pos);
-}
-
-uint64_t LoadInt(const uint8_t* p, size_t width, bool big_endian) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < width; i++) v |= uint64_t{p[big_endian ? width - 1 - i : i]} << (8 * i);
-  return v;
-}
-
-void StoreInt(uint8_t* p, size_t width, bool big_endian, uint64_t v) {
-  for (size_t i = 0; i < width; i++) p[big_endian ? width - 1 - i : i] = uint8_t(v >> (8 * i));
 }
 
 // Writes `bytes` into the input at a random position, inserting or overwriting as asked;
@@ -241,14 +241,14 @@ size_t ChangeBinInt(Ctx& c) {
   size_t width = kWidths[c.rng.Below(fitting)];
   size_t pos = c.rng.BelowSize(c.size - width + 1);
   bool big_endian = width > 1 && c.rng.Bool();
-  uint64_t v = LoadInt(c.data + pos, width, big_endian);
+  uint64_t v = LoadField(c.data + pos, width, big_endian);
   if (c.rng.OneIn(4)) {
     v = ~v + 1;  // negate
   } else {
     uint64_t delta = 1 + c.rng.Below(10);
     v = c.rng.Bool() ? v + delta : v - delta;
   }
-  StoreInt(c.data + pos, width, big_endian, v);
+  StoreField(c.data + pos, width, big_endian, v);
   return c.size;
 }
 
@@ -257,7 +257,20 @@ size_t UseDictionary(Ctx& c) {
   if (dict == nullptr || dict->entries.empty()) return kNoChange;
   const std::string& entry = dict->entries[c.rng.BelowSize(dict->entries.size())];
   bool insert = c.rng.Bool();
-  return PlaceBytes(c, reinterpret_cast<const uint8_t*>(entry.data()), entry.size(), insert);
+  size_t n = PlaceBytes(c, reinterpret_cast<const uint8_t*>(entry.data()), entry.size(), insert);
+  if (n != kNoChange) NoteWord(c, reinterpret_cast<const uint8_t*>(entry.data()), entry.size());
+  return n;
+}
+
+size_t UseLearnedWord(Ctx& c) {
+  const LearnedWords* learned = c.src.learned;
+  if (learned == nullptr || learned->count == 0) return kNoChange;
+  const LearnedWords::Word& w = learned->words[c.rng.BelowSize(std::min<size_t>(learned->count, LearnedWords::kMax))];
+  if (w.size < 2 || w.size > LearnedWords::kMaxWord) return kNoChange;
+  bool insert = c.rng.Bool();
+  size_t n = PlaceBytes(c, w.bytes, w.size, insert);
+  if (n != kNoChange) NoteWord(c, w.bytes, w.size);
+  return n;
 }
 
 // First occurrence of needle[0, n) starting at or after `start`, wrapping to the beginning;
@@ -332,8 +345,8 @@ size_t InputToState(Ctx& c) {
         Replacement& r = options[count++];
         r.n = width;
         r.rn = width;
-        StoreInt(r.needle, width, big != 0, dir == 0 ? a : b);
-        StoreInt(r.replacement, width, big != 0, (dir == 0 ? b : a) + delta);
+        StoreField(r.needle, width, big != 0, dir == 0 ? a : b);
+        StoreField(r.replacement, width, big != 0, (dir == 0 ? b : a) + delta);
       }
       // The value may have come from text (strtol, atoi, sscanf): its decimal form.
       Replacement& t = options[count++];
@@ -342,13 +355,14 @@ size_t InputToState(Ctx& c) {
     }
   } else {
     const CmpTable::WordPair& p = table->words[slot - CmpTable::kIntSlots];
-    size_t n = std::min<size_t>(p.size, CmpTable::kMaxWord);
+    size_t na = std::min<size_t>(p.size, CmpTable::kMaxWord);
+    size_t nb = std::min<size_t>(p.size_b, CmpTable::kMaxWord);
     for (int dir = 0; dir < 2; dir++) {
       Replacement& r = options[count++];
-      r.n = n;
-      r.rn = n;
-      std::memcpy(r.needle, dir == 0 ? p.a : p.b, n);
-      std::memcpy(r.replacement, dir == 0 ? p.b : p.a, n);
+      r.n = dir == 0 ? na : nb;
+      r.rn = dir == 0 ? nb : na;
+      std::memcpy(r.needle, dir == 0 ? p.a : p.b, r.n);
+      std::memcpy(r.replacement, dir == 0 ? p.b : p.a, r.rn);
     }
   }
 
@@ -364,12 +378,137 @@ size_t InputToState(Ctx& c) {
       std::memmove(c.data + pos + r.rn, c.data + pos + r.n, c.size - pos - r.n);
     }
     std::memcpy(c.data + pos, r.replacement, r.rn);
+    if (slot >= CmpTable::kIntSlots) NoteWord(c, r.replacement, r.rn);
     return c.size - r.n + r.rn;
   }
   // The operand is not in the input (it may come from a transformation of it): insert the
   // wanted value somewhere, so later mutations can build on it.
   const Replacement& r = options[first];
-  return PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
+  size_t n = PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
+  if (n != kNoChange && slot >= CmpTable::kIntSlots) NoteWord(c, r.replacement, r.rn);
+  return n;
+}
+
+// Picks a used int slot of the table, starting at a random one; nullptr when there is none.
+const CmpTable::IntPair* PickIntPair(Ctx& c) {
+  const CmpTable* table = c.src.cmp;
+  if (table == nullptr || table->used_ints == 0) return nullptr;
+  size_t slot = c.rng.BelowSize(CmpTable::kIntSlots);
+  for (size_t tried = 0; tried < CmpTable::kIntSlots; tried++, slot = (slot + 1) % CmpTable::kIntSlots) {
+    if (table->ints[slot].size != 0) return &table->ints[slot];
+  }
+  return nullptr;
+}
+
+// Input-to-state through a transformation (REDQUEEN's encodings, Angora's arithmetic): the
+// compared value a was computed from a field of the input (a + k, a - k, a ^ k) and should
+// be b, so a field v at a random place becomes v + (b - a), v - (b - a) or v ^ a ^ b. At
+// the right place this solves a linear relation whose variable has coefficient +-1, or a
+// field stored xor-ed or offset, in one step.
+size_t InputToStateArith(Ctx& c) {
+  const CmpTable::IntPair* p = PickIntPair(c);
+  if (p == nullptr || c.size == 0) return kNoChange;
+  size_t width = p->size >= 8 ? 8 : (p->size >= 4 ? 4 : (p->size >= 2 ? 2 : 1));
+  while (width > c.size) width /= 2;
+  uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+  bool swap = c.rng.Bool();
+  uint64_t a = swap ? p->b : p->a;
+  uint64_t b = swap ? p->a : p->b;
+  size_t pos = c.rng.BelowSize(c.size - width + 1);
+  bool big_endian = width > 1 && c.rng.Bool();
+  uint64_t v = LoadField(c.data + pos, width, big_endian);
+  uint64_t w;
+  switch (c.rng.Below(3)) {
+    case 0:
+      w = v + (b - a);
+      break;
+    case 1:
+      w = v - (b - a);
+      break;
+    default:
+      w = v ^ a ^ b;
+      break;
+  }
+  if (((w ^ v) & mask) == 0) return kNoChange;
+  StoreField(c.data + pos, width, big_endian, w);
+  return c.size;
+}
+
+// [begin, end) of the line (with its '\n', if any) that contains position `at`.
+void LineAround(const uint8_t* data, size_t size, size_t at, size_t* begin, size_t* end) {
+  size_t b = at;
+  while (b > 0 && data[b - 1] != '\n') b--;
+  const void* nl = std::memchr(data + at, '\n', size - at);
+  *begin = b;
+  *end = nl == nullptr ? size : static_cast<size_t>(static_cast<const uint8_t*>(nl) - data) + 1;
+}
+
+// Text protocols and configuration files grow by whole lines: copies a line of the input
+// (or of the cross-over partner) to the start of a line. Needs a newline in the input.
+size_t CopyLine(Ctx& c) {
+  if (c.size == 0 || std::memchr(c.data, '\n', c.size) == nullptr) return kNoChange;
+  const uint8_t* from = c.data;
+  size_t from_size = c.size;
+  if (c.src.crossover != nullptr && c.src.crossover_size > 0 && c.rng.OneIn(4)) {
+    from = c.src.crossover;
+    from_size = c.src.crossover_size;
+  }
+  size_t lb, le;
+  LineAround(from, from_size, c.rng.BelowSize(from_size), &lb, &le);
+  size_t n = le - lb;
+  bool needs_newline = from[le - 1] != '\n';  // the last line has none: add one
+  if (c.size + n + (needs_newline ? 1 : 0) > c.max_size) return kNoChange;
+  std::memcpy(c.scratch, from + lb, n);  // the gap may move the source
+  if (needs_newline) c.scratch[n++] = '\n';
+  size_t tb, te;
+  LineAround(c.data, c.size, c.rng.BelowSize(c.size), &tb, &te);
+  size_t to = c.rng.Bool() ? tb : te;
+  if (to == c.size && c.data[c.size - 1] != '\n') to = tb;  // never glue onto an unfinished line
+  OpenGap(c.data, c.size, to, n);
+  std::memcpy(c.data + to, c.scratch, n);
+  return c.size + n;
+}
+
+// Inserts a copy of a whole record and grows every length that encloses the insertion
+// point (length_fields.h). A record is a length field's span with the k bytes before the
+// field (its type or tag: k in 0..2, the same for the copy and the place it goes to), and
+// it goes where another record starts. Fields that the chain's earlier mutations moved or
+// changed are left out.
+size_t InsertRecord(Ctx& c) {
+  const LengthFields* lf = c.src.lengths;
+  if (lf == nullptr || lf->count == 0) return kNoChange;
+  // The fields still in place in this input.
+  uint8_t valid[LengthFields::kMax];
+  size_t nvalid = 0;
+  for (uint32_t i = 0; i < lf->count && i < LengthFields::kMax; i++) {
+    const LengthFields::Field& f = lf->fields[i];
+    if (size_t{f.offset} + f.width + f.value > c.size) continue;
+    if (LoadField(c.data + f.offset, f.width, f.big_endian != 0) != f.value) continue;
+    valid[nvalid++] = static_cast<uint8_t>(i);
+  }
+  if (nvalid == 0) return kNoChange;
+  size_t k = c.rng.Below(3);
+  const LengthFields::Field& src = lf->fields[valid[c.rng.BelowSize(nvalid)]];
+  const LengthFields::Field& dst = lf->fields[valid[c.rng.BelowSize(nvalid)]];
+  if (src.offset < k || dst.offset < k) return kNoChange;
+  size_t from = src.offset - k;
+  size_t n = k + src.width + src.value;
+  size_t at = dst.offset - k;
+  if (c.size + n > c.max_size) return kNoChange;
+  std::memcpy(c.scratch, c.data + from, n);
+  // Grow the enclosing lengths first, while their offsets are still those of the entry
+  // (an enclosing field lies before the insertion point, so the gap does not move it).
+  for (size_t i = 0; i < nvalid; i++) {
+    const LengthFields::Field& f = lf->fields[valid[i]];
+    size_t begin = size_t{f.offset} + f.width;
+    if (at < begin || at >= begin + f.value) continue;
+    uint64_t grown = uint64_t{f.value} + n;
+    if (f.width < 4 && (grown >> (8 * f.width)) != 0) continue;
+    StoreField(c.data + f.offset, f.width, f.big_endian != 0, grown);
+  }
+  OpenGap(c.data, c.size, at, n);
+  std::memcpy(c.data + at, c.scratch, n);
+  return c.size + n;
 }
 
 struct MutatorEntry {
@@ -392,7 +531,11 @@ constexpr MutatorEntry kMutators[] = {
     {"ChangeASCIIInt", ChangeAsciiInt},
     {"ChangeBinInt", ChangeBinInt},
     {"Dictionary", UseDictionary},
+    {"LearnedDictionary", UseLearnedWord},
     {"InputToState", InputToState},
+    {"InputToStateArith", InputToStateArith},
+    {"CopyLine", CopyLine},
+    {"InsertRecord", InsertRecord},
 };
 constexpr size_t kNumMutators = std::size(kMutators);
 constexpr size_t kEraseIndex = 0;
@@ -408,7 +551,8 @@ Mutator::Mutator(size_t max_size) : max_size_(max_size), scratch_(max_size) {
 
 size_t Mutator::Mutate(uint8_t* data, size_t size, Rng& rng, const MutationSources& sources) {
   POLLEN_CHECK(size <= max_size_);
-  Ctx c{data, size, max_size_, rng, sources, scratch_.data()};
+  last_word_size_ = 0;
+  Ctx c{data, size, max_size_, rng, sources, scratch_.data(), last_word_, &last_word_size_};
   // Above half the size limit, erase a little more often, so inputs do not drift up to
   // max_size (the aim of libFuzzer's len_control, without its state).
   bool large = size > max_size_ / 2;

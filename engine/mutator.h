@@ -13,6 +13,8 @@
 
 #include "engine/cmp_table.h"
 #include "engine/dictionary.h"
+#include "engine/learned_words.h"
+#include "engine/length_fields.h"
 #include "engine/rng.h"
 
 namespace pollen::engine {
@@ -23,6 +25,8 @@ namespace pollen::engine {
 struct MutationSources {
   const Dictionary* dictionary = nullptr;
   const CmpTable* cmp = nullptr;
+  const LengthFields* lengths = nullptr;  // of the chain's entry
+  const LearnedWords* learned = nullptr;  // words that led to new coverage before
   const uint8_t* crossover = nullptr;  // another corpus entry to splice from
   size_t crossover_size = 0;
 };
@@ -49,6 +53,11 @@ class Mutator {
   // Index into the mutator table of the mutation the last Mutate applied (for stats).
   size_t last_mutator() const { return last_mutator_; }
 
+  // The word (a compared operand or a dictionary entry) the last Mutate wrote, if it wrote
+  // one: for the learned dictionary. Valid until the next Mutate; size 0 when none.
+  const uint8_t* last_word() const { return last_word_; }
+  size_t last_word_size() const { return last_word_size_; }
+
   // Number of mutators in the table, and the name of mutator `index` (< MutatorCount()),
   // e.g. "EraseBytes".
   static size_t MutatorCount();
@@ -57,6 +66,8 @@ class Mutator {
  private:
   size_t max_size_;
   size_t last_mutator_ = 0;
+  uint8_t last_word_[LearnedWords::kMaxWord];
+  size_t last_word_size_ = 0;
   std::vector<uint8_t> scratch_;
 };
 

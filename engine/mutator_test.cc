@@ -36,9 +36,20 @@ struct AllSources {
     sources.cmp = &cmp;
     sources.crossover = partner.data();
     sources.crossover_size = partner.size();
+    // The '\n' (10) at offset 5 of EveryMutatorApplies's input, read as the length of the
+    // ten bytes after it.
+    lengths = LengthFields{};
+    lengths.fields[0] = LengthFields::Field{5, 10, 1, 0, {0, 0}};
+    lengths.count = 1;
+    sources.lengths = &lengths;
+    learned = LearnedWords{};
+    learned.Add(reinterpret_cast<const uint8_t*>("LEARNED"), 7);
+    sources.learned = &learned;
   }
   Dictionary dict;
   CmpTable cmp;
+  LengthFields lengths;
+  LearnedWords learned;
   Bytes partner;
   MutationSources sources;
 };
@@ -110,7 +121,7 @@ TEST(MutatorTest, EveryMutatorApplies) {
   std::set<size_t> used;
   for (int i = 0; i < 20000; i++) {
     size_t size = 20;
-    std::memcpy(buf.data(), "x 123 HELLO \x44\x33\x22\x11 abcd", size);
+    std::memcpy(buf.data(), "x 123\nHELLO \x44\x33\x22\x11 abcd", size);
     m.Mutate(buf.data(), size, rng, all.sources);
     used.insert(m.last_mutator());
   }
@@ -139,6 +150,9 @@ TEST(MutatorTest, AbsentSourcesAreSkipped) {
     ASSERT_NE(name, "CrossOver");
     ASSERT_NE(name, "Dictionary");
     ASSERT_NE(name, "InputToState");
+    ASSERT_NE(name, "InputToStateArith");
+    ASSERT_NE(name, "LearnedDictionary");
+    ASSERT_NE(name, "InsertRecord");
   }
 }
 
@@ -199,6 +213,17 @@ TEST(MutatorTest, InputToStateSolvesWord) {
   EXPECT_EQ(got, InputWith(sesame));
 }
 
+TEST(MutatorTest, InputToStateReplacesAWordByALongerOne) {
+  // strcmp("hi", "HELO"): the token is replaced whole and the input grows.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddWords("hi", 2, "HELO", 4);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  Bytes got = FirstResultContaining(InputWith({'h', 'i'}), {'H', 'E', 'L', 'O'}, sources, 9, 2000);
+  EXPECT_EQ(got, InputWith({'H', 'E', 'L', 'O'}));
+}
+
 TEST(MutatorTest, InputToStateSolvesDecimalText) {
   // strtol("12") compared with 7331: the text "12" must become "7331", and the input grow.
   CmpTable cmp;
@@ -234,6 +259,56 @@ TEST(MutatorTest, InputToStateInsertsOperandMissingFromInput) {
   Bytes sesame(std::begin("SESAME!!"), std::end("SESAME!!") - 1);
   Bytes got = FirstResultContaining(Bytes(20, 'a'), sesame, sources, 6, 2000);
   EXPECT_EQ(got.size(), 28u);  // inserted, the 20 original bytes kept
+}
+
+TEST(MutatorTest, InputToStateArithSolvesALinearRelation) {
+  // The target computed 3x + 5y - z = 0x1000 and wants 0x2000: z must drop by 0x1000.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddInt(0x1000, 0x2000, 4);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  Bytes input = InputWith({0x78, 0x56, 0x34, 0x12});  // z = 0x12345678, little-endian
+  Bytes got = FirstResultContaining(input, {0x78, 0x46, 0x34, 0x12}, sources, 6, 20000);
+  EXPECT_EQ(got, InputWith({0x78, 0x46, 0x34, 0x12}));
+}
+
+TEST(MutatorTest, InputToStateArithSolvesAnXoredField) {
+  // The target compared w ^ 0xA5A5A5A5 (= 0x11111111 ^ 0xA5A5A5A5) with 0xCAFEF00D.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddInt(0x11111111u ^ 0xA5A5A5A5u, 0xCAFEF00D, 4);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  uint32_t want = 0xCAFEF00Du ^ 0xA5A5A5A5u;
+  Bytes wanted = {uint8_t(want), uint8_t(want >> 8), uint8_t(want >> 16), uint8_t(want >> 24)};
+  Bytes got = FirstResultContaining(InputWith({0x11, 0x11, 0x11, 0x11}), wanted, sources, 7, 20000);
+  EXPECT_EQ(got, InputWith(wanted));
+}
+
+TEST(MutatorTest, CopyLineDuplicatesWholeLines) {
+  MutationSources sources;
+  Mutator m(256);
+  Rng rng = Rng::FromSeed(8);
+  const std::string input = "HELO a\nMAIL b\nRCPT c\n";
+  Bytes buf(256);
+  bool duplicated_rcpt = false;
+  for (int i = 0; i < 20000 && !duplicated_rcpt; i++) {
+    std::copy(input.begin(), input.end(), buf.begin());
+    size_t size = m.Mutate(buf.data(), input.size(), rng, sources);
+    if (std::string(Mutator::MutatorName(m.last_mutator())) != "CopyLine") continue;
+    std::string out(buf.begin(), buf.begin() + size);
+    // Whole lines only: every line of the result is one of the input's.
+    ASSERT_EQ(out.back(), '\n') << out;
+    for (size_t at = 0; at < out.size();) {
+      size_t nl = out.find('\n', at);
+      std::string line = out.substr(at, nl + 1 - at);
+      ASSERT_NE(input.find(line), std::string::npos) << "line '" << line << "' in " << out;
+      at = nl + 1;
+    }
+    duplicated_rcpt = out.find("RCPT c\nRCPT c\n") != std::string::npos;
+  }
+  EXPECT_TRUE(duplicated_rcpt);
 }
 
 TEST(MutatorTest, InsertsDictionaryEntry) {

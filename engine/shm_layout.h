@@ -20,6 +20,8 @@
 #include <cstdint>
 
 #include "engine/cmp_table.h"
+#include "engine/learned_words.h"
+#include "engine/length_fields.h"
 
 namespace pollen::engine {
 
@@ -33,7 +35,7 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  static constexpr uint32_t kVersion = 2;  // 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 3;  // 3: length fields, learned words; 2: CmpTable counts its used slots
 
   uint64_t magic;
   uint32_t version;
@@ -60,6 +62,10 @@ struct WorkerShmHeader {
   uint32_t reserved;
 
   CmpTable cmp_snapshot;   // operands the current chain's mutations read
+  LengthFields length_fields;  // of the entry, read by the chain's mutations too
+  // The worker adds to it after a request that found something; the coordinator reads and
+  // refills it between requests.
+  LearnedWords learned;
 };
 
 // Offsets of the variable-size areas that follow the header, each 64-byte aligned.

@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 2, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 3, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -43,8 +43,16 @@ static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
 static_assert(offsetof(WorkerShmHeader, reserved) == 92);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 96);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
-static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 65 + 2 * 4);
-static_assert(sizeof(WorkerShmHeader) == 96 + sizeof(CmpTable));
+static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 66 + 2 * 4);
+static_assert(offsetof(WorkerShmHeader, length_fields) == 96 + sizeof(CmpTable));
+// So are the length fields (16 fields of 12 bytes and a count) and the learned words
+// (64 words of 40 bytes, a count and a reserved word).
+static_assert(sizeof(LengthFields) == 16 * 12 + 4);
+static_assert(sizeof(LearnedWords) == 64 * 40 + 8);
+static_assert(offsetof(WorkerShmHeader, learned) == 96 + sizeof(CmpTable) + sizeof(LengthFields));
+// (padded to the alignment of its 8-byte fields)
+static_assert(sizeof(WorkerShmHeader) ==
+              (96 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords) + 7) / 8 * 8);
 
 // The global coverage map's header, read by every worker.
 static_assert(offsetof(GlobalCoverageHeader, magic) == 0);

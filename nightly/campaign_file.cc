@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "controller/safe_name.h"
-#include "nightly/text_file.h"
+#include "node/text_file.h"
 #include "nightly/webhook.h"
 
 namespace pollen::nightly {
@@ -295,7 +295,7 @@ std::string TargetName(const NightlyCampaign& campaign) {
 }
 
 Result<NightlyCampaign> LoadCampaignFile(const std::string& path) {
-  Result<std::string> text = ReadTextFile(path);
+  Result<std::string> text = node::ReadTextFile(path);
   if (!text.ok())
     return Status::Error("cannot read campaign file " + path + " (" + text.status().message() +
                          ")");

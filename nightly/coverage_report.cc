@@ -7,7 +7,7 @@
 
 #include "nightly/child_process.h"
 #include "nightly/json_text.h"
-#include "nightly/text_file.h"
+#include "node/text_file.h"
 
 namespace pollen::nightly {
 namespace {
@@ -169,7 +169,7 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
                std::string("-ignore-filename-regex=") + kIgnoredFiles, options.coverage_build},
               exported, log, 600'000);
   if (!exported_ok.ok()) return exported_ok;
-  Result<std::string> text = ReadTextFile(exported);
+  Result<std::string> text = node::ReadTextFile(exported);
   if (!text.ok()) return text.status();
   Result<CoverageSummary> summary = ParseLlvmExport(*text);
   if (!summary.ok()) return summary.status();
@@ -186,11 +186,11 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
   }
   fs::remove_all(profiles, ec);
 
-  Status json_written = WriteTextFile((out / "summary.json").string(),
+  Status json_written = node::WriteTextFile((out / "summary.json").string(),
                                       JsonText(CoverageSummaryToJson(*summary)) + "\n");
   if (!json_written.ok()) return json_written;
   Status md_written =
-      WriteTextFile((out / "summary.md").string(), CoverageSummaryMarkdown(*summary));
+      node::WriteTextFile((out / "summary.md").string(), CoverageSummaryMarkdown(*summary));
   if (!md_written.ok()) return md_written;
   return summary;
 }

@@ -22,7 +22,7 @@
 #include "nightly/node_fleet.h"
 #include "nightly/notifications.h"
 #include "nightly/report_client.h"
-#include "nightly/text_file.h"
+#include "node/text_file.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
 #include "transfer/directory_records.h"
@@ -42,7 +42,7 @@ int64_t NowUnixMs() {
 }
 
 Result<nlohmann::json> ReadJson(const fs::path& path) {
-  Result<std::string> text = ReadTextFile(path.string());
+  Result<std::string> text = node::ReadTextFile(path.string());
   if (!text.ok()) return text.status();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return Status::Error(path.string() + " is not JSON");
@@ -454,8 +454,8 @@ Result<NightResult> Night::Report() {
     fs::create_directories(crash_dir, ec);
     const std::string name = controller::CrashFileName(c);
     std::string bytes(detail->input.begin(), detail->input.end());
-    if (WriteTextFile((crash_dir / name).string(), bytes).ok() &&
-        WriteTextFile((crash_dir / (name + ".txt")).string(), detail->report).ok()) {
+    if (node::WriteTextFile((crash_dir / name).string(), bytes).ok() &&
+        node::WriteTextFile((crash_dir / (name + ".txt")).string(), detail->report).ok()) {
       f.reproducer = "crashes/" + name;
     }
     return f;
@@ -472,9 +472,9 @@ Result<NightResult> Night::Report() {
   if (!unsent.empty()) input.problems.push_back(unsent);
 
   NightReport report = BuildNightReport(input);
-  Status json = WriteTextFile((dir_ / "report.json").string(), JsonText(report.json) + "\n");
+  Status json = node::WriteTextFile((dir_ / "report.json").string(), JsonText(report.json) + "\n");
   if (!json.ok()) return json;
-  Status md = WriteTextFile((dir_ / "report.md").string(), report.markdown);
+  Status md = node::WriteTextFile((dir_ / "report.md").string(), report.markdown);
   if (!md.ok()) return md;
   // Into the controller, within its message limit: the per-file coverage first gives way
   // (report.json has the totals); a report still too large stays here only, and says so.
@@ -524,7 +524,7 @@ Result<NightResult> Night::Run() {
     }
     if (s_.reported) {
       Result<nlohmann::json> report = ReadJson(dir_ / "report.json");
-      Result<std::string> text = ReadTextFile((dir_ / "report.md").string());
+      Result<std::string> text = node::ReadTextFile((dir_ / "report.md").string());
       if (!report.ok() || !text.ok()) {
         return Status::Error("the report of " + dir_.string() + " is gone");
       }

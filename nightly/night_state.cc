@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "nightly/json_text.h"
-#include "nightly/text_file.h"
+#include "node/text_file.h"
 
 namespace pollen::nightly {
 
@@ -25,13 +25,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NightState, campaign, night, bui
 nlohmann::json NightStateToJson(const NightState& state) { return state; }
 
 Status SaveNightState(const std::string& path, const NightState& state) {
-  return WriteTextFile(path, JsonText(NightStateToJson(state)) + "\n");
+  return node::WriteTextFile(path, JsonText(NightStateToJson(state)) + "\n");
 }
 
 Result<std::optional<NightState>> LoadNightState(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::optional<NightState>();
-  Result<std::string> text = ReadTextFile(path);
+  Result<std::string> text = node::ReadTextFile(path);
   if (!text.ok()) return text.status();
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {

@@ -17,6 +17,7 @@
 #include "node/artifacts.h"
 #include "node/crash_minimizer.h"
 #include "node/interrupt.h"
+#include "node/learned_dictionary.h"
 #include "schema/worker.capnp.h"
 
 namespace pollen::node {
@@ -162,6 +163,9 @@ void Coordinator::Dispatch(Slot& slot) {
       h->entry_size = static_cast<uint32_t>(en);
       h->crossover_size = static_cast<uint32_t>(pn);
     }
+    // The words this worker learned join the union, and it gets the others'.
+    learned_.Merge(h->learned);
+    h->learned = learned_;
     auto fuzz = request.initFuzz();
     fuzz.setRngState(rng_.Next64());
     fuzz.setRngInc(rng_.Next64());
@@ -306,10 +310,14 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
   engine::WorkerShmView& shm = slot.proc->shm();
   engine::WorkerShmHeader* h = shm.header();
   auto phase = static_cast<engine::WorkerPhase>(__atomic_load_n(&h->phase, __ATOMIC_RELAXED));
-  if (phase == engine::WorkerPhase::kFuzz) {
+  // A fuzzing worker publishes the inputs its chain does not rebuild (gate fixes) raw.
+  bool raw = __atomic_load_n(&h->raw_in_mem, __ATOMIC_RELAXED) != 0;
+  if (phase == engine::WorkerPhase::kFuzz && !raw) {
     engine::MutationSources sources;
     sources.dictionary = &launcher_->options().dictionary;
     sources.cmp = &h->cmp_snapshot;
+    sources.lengths = &h->length_fields;
+    sources.learned = &h->learned;
     sources.crossover = shm.crossover();
     sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
     std::vector<uint8_t> out(replay_mutator_.max_size());
@@ -319,7 +327,8 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
     out.resize(n);
     return out;
   }
-  if (phase == engine::WorkerPhase::kExecute || phase == engine::WorkerPhase::kMinimize) {
+  if (phase == engine::WorkerPhase::kFuzz || phase == engine::WorkerPhase::kExecute ||
+      phase == engine::WorkerPhase::kMinimize) {
     size_t n = std::min<size_t>(h->raw_size, h->max_input);
     return std::vector<uint8_t>(shm.raw(), shm.raw() + n);
   }
@@ -438,6 +447,9 @@ void Coordinator::PrintStatus(const char* event) {
 Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
                                      std::vector<std::vector<uint32_t>> known_features) {
   start_ms_ = engine::MonotonicMs();
+  const std::string learned_path = LearnedDictionaryPath(options_.workdir);
+  Status learned = LoadLearnedDictionary(learned_path, &learned_);
+  if (!learned.ok()) spdlog::warn("ignoring the learned dictionary: {}", learned.message());
   for (auto& s : seeds) to_execute_.push_back({std::move(s), ""});
   if (to_execute_.empty() && corpus_->size() == 0) to_execute_.push_back({});  // the empty input
 
@@ -522,6 +534,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   for (auto& s : slots_) {
     if (!s->proc) continue;
     retired_runs_ += s->proc->shm().header()->total_runs;
+    learned_.Merge(s->proc->shm().header()->learned);
     s->proc->Kill();
     s->proc->WaitExit();
     s->proc.reset();
@@ -530,6 +543,11 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   if (!flushed.ok()) spdlog::error("flushing the corpus: {}", flushed.message());
 
   summary_.executions = retired_runs_;
+  if (learned_.count > 0) {
+    summary_.learned_dictionary = learned_.Format(true);
+    Status saved = SaveLearnedDictionary(learned_path, learned_);
+    if (!saved.ok()) spdlog::warn("cannot keep the learned dictionary: {}", saved.message());
+  }
   spdlog::info("baseline {} ms; fuzz units: {} runs in {} ms; minimizing {} new inputs: {} runs in {} ms; "
                "{} new inputs kept unminimized (over the budget)",
                baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/learned_words.h"
 #include "engine/mutator.h"
 #include "engine/rng.h"
 #include "node/coordinator_observer.h"
@@ -42,6 +43,7 @@ struct FuzzSummary {
   uint64_t corpus_bytes = 0;
   uint64_t failures = 0;           // distinct signatures saved
   std::vector<std::string> artifacts;
+  std::string learned_dictionary;  // libFuzzer's recommended-dictionary lines; may be empty
   bool interrupted = false;
   bool stopped = false;            // the observer asked for the stop (StopRequested)
   // 0 no failure, or stopped by the observer (even after failures: they were reported to
@@ -115,6 +117,8 @@ class Coordinator : public CorpusFeed {
   GlobalCoverage* coverage_;
   engine::Rng rng_;
   engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
+  // The union of the workers' learned words; kept in the work directory between runs.
+  engine::LearnedWords learned_{};
 
   std::vector<std::unique_ptr<Slot>> slots_;
   CoordinatorObserver* observer_ = nullptr;

@@ -17,6 +17,7 @@
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
 #   NAME   libpng | jsoncpp | re2 | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
+#          | puzzle_* (bench/puzzles/NAME.cc)
 #   FLAVOR pollen libfuzzer afl afl-cmplog cov (default: all five)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
 # Runs at nice 10. Each flavor is built from scratch in build/bench-real/work/NAME/FLAVOR
@@ -47,7 +48,10 @@ case "$name" in
   keyword | magic4 | empty)
     src=$root/examples
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty)" >&2; exit 2 ;;
+  puzzle_*)
+    src=$root/bench/puzzles
+    [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -124,6 +128,11 @@ build_lib() {
       harness=$src/$name.cc
       harness_flags=(-I"$src")
       ;;
+    puzzle_*)
+      lib_args=()
+      harness=$src/$name.cc
+      harness_flags=(-std=c++17 -I"$src" -I"$root/examples")
+      ;;
   esac
 }
 
@@ -192,7 +201,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | keyword | magic4 | empty) dict="" ;;  # none in the tree
+    re2 | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"
@@ -227,7 +236,7 @@ for flavor in "${flavors[@]}"; do
 done
 {
   echo "target: $name"
-  if [ -f "$src/.bench-real-source" ]; then echo "source: $(cat "$src/.bench-real-source")"; else echo "source: examples/$name.cc"; fi
+  if [ -f "$src/.bench-real-source" ]; then echo "source: $(cat "$src/.bench-real-source")"; else echo "source: ${src#$root/}/$name.cc"; fi
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
   for f in "${all_flavors[@]}"; do
     [ -f "$out/work/$name/$f/$f.info" ] && { echo; cat "$out/work/$name/$f/$f.info"; }

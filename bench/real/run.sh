@@ -67,9 +67,9 @@ for spec in "${specs[@]}"; do
   [[ "$spec" == *:* ]] && mode=${spec#*:}
   case "$name" in
     libpng | jsoncpp | re2) : "${mode:=coverage}" ;;
-    keyword | magic4) : "${mode:=bug}" ;;
+    keyword | magic4 | puzzle_*) : "${mode:=bug}" ;;
     empty) : "${mode:=speed}" ;;
-    *) die "unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty)" ;;
+    *) die "unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty, puzzle_*)" ;;
   esac
   case "$mode" in coverage | bug | speed) ;; *) die "unknown mode $mode in $spec" ;; esac
   target_list+=("$name"); mode_of[$name]=$mode

@@ -97,9 +97,20 @@ size_t CmpSpan(const char* a, const char* b, size_t n) {
   return i < n ? i + 1 : n;
 }
 
-// The records of the string comparisons.
+// Length of the C string at p, at most n and what may be read.
+size_t StringSpan(const char* p, size_t n) {
+  if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
+  n = Readable(p, n);
+  size_t i = 0;
+  while (i < n && p[i]) i++;
+  return i;
+}
+
+// The records of the string comparisons: each string whole, without its NUL, so that a
+// token of the input is replaced by the whole other string ("hi" by "HELO").
 inline void RecordStrings(const char* a, const char* b, size_t n) {
-  if (Recording()) RecordWords(a, b, CmpSpan(a, b, n));
+  if (!Recording()) return;
+  GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n));
 }
 
 }  // namespace

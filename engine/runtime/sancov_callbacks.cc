@@ -28,6 +28,9 @@ using pollen::runtime::GetSancovState;
 
 #define POLLEN_NO_COVERAGE __attribute__((no_sanitize("coverage"), visibility("default")))
 
+// The comparison's site, for the gate log (cmp_sites.h): the return address into the target.
+#define CallerPc() reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
 extern "C" {
 
 // stack-depth instrumentation writes the lowest stack address seen here.
@@ -63,19 +66,25 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) {
   GetSancovState().cmp.AddInt(a, b, 1);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b) {
-  GetSancovState().cmp.AddInt(a, b, 2);
+  auto& s = GetSancovState();
+  s.cmp.AddInt(a, b, 2);
+  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 2);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) {
   GetSancovState().cmp.AddInt(a, b, 2);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) {
-  GetSancovState().cmp.AddInt(a, b, 4);
+  auto& s = GetSancovState();
+  s.cmp.AddInt(a, b, 4);
+  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 4);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) {
   GetSancovState().cmp.AddInt(a, b, 4);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b) {
-  GetSancovState().cmp.AddInt(a, b, 8);
+  auto& s = GetSancovState();
+  s.cmp.AddInt(a, b, 8);
+  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 8);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) {
   GetSancovState().cmp.AddInt(a, b, 8);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/cmp_sites.h"
 #include "engine/cmp_table.h"
 
 namespace pollen::runtime {
@@ -28,6 +29,7 @@ struct SancovState {
   uint64_t num_pcs = 0;
   bool too_many_modules = false;
   engine::CmpTable cmp;  // filled by the trace-cmp and string hooks
+  engine::CmpSiteLog sites;  // non-constant integer comparisons by site, when the worker asks
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;

@@ -129,6 +129,8 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   engine::MutationSources sources;
   sources.dictionary = &dictionary_;
   sources.cmp = &h->cmp_snapshot;
+  sources.lengths = &h->length_fields;
+  sources.learned = &h->learned;
   sources.crossover = shm_.crossover();
   sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
 
@@ -140,18 +142,25 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   size_t size = 0;
   uint32_t chain = 0;
   bool found = false;
+  chain_words_ = 0;
 
   // First the entry itself, unmutated: its comparisons are the operands input-to-state
   // needs (RedQueen's insight: the bytes to replace are the entry's, not those of some
   // earlier mutant). Published as a chain of length 0, so a crash here is rebuilt too.
   // The snapshot then stays fixed for the whole request: one copy per 100 ms, not per chain.
+  // Its comparison sites are logged too, to learn its gates (gates.h).
   size = engine::BeginChain(*mutator_, shm_.entry(), entry_size, buf);
   h->chain_rng_state = rng.state();
   h->chain_rng_inc = rng.inc();
   Publish(&h->chain_length, 0u);
+  s.sites.Clear();
+  s.sites.mode = engine::CmpSiteLog::kLearn;
   found = RunOne(buf, size);
   CountRun();
   std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
+  s.sites.mode = engine::CmpSiteLog::kOff;
+  engine::FindLengthFields(s.sites, buf, size, &h->length_fields);
+  if (gates_.Learn(s.sites, buf, size) > 0) s.sites.mode = engine::CmpSiteLog::kWatch;
 
   while (!found) {
     if (chain % engine::kChainLength == 0) {
@@ -159,14 +168,30 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       // starts the same way, with BeginChain).
       size = engine::BeginChain(*mutator_, shm_.entry(), entry_size, buf);
       chain = 0;
+      chain_words_ = 0;
       h->chain_rng_state = rng.state();
       h->chain_rng_inc = rng.inc();
     }
     size = mutator_->Mutate(buf, size, rng, sources);
+    if (mutator_->last_word_size() > 0 && chain_words_ < engine::kChainLength) {
+      ChainWord& w = chain_word_[chain_words_++];
+      std::memcpy(w.bytes, mutator_->last_word(), mutator_->last_word_size());
+      w.size = mutator_->last_word_size();
+    }
     Publish(&h->chain_length, ++chain);
+    gates_.ResetHits(s.sites);
     found = RunOne(buf, size);
     CountRun();
+    if (!found && gates_.count() > 0 && FixGates(buf, size, &found)) {
+      chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
+    }
     if (found || request_runs_ >= max_runs || CoarseNowMs() >= deadline) break;
+  }
+  s.sites.mode = engine::CmpSiteLog::kOff;
+  // The words the successful chain wrote join the learned dictionary (before FuzzDone: the
+  // coordinator reads it once the request is answered).
+  if (found) {
+    for (uint32_t i = 0; i < chain_words_; i++) h->learned.Add(chain_word_[i].bytes, chain_word_[i].size);
   }
 
   capnp::MallocMessageBuilder message;
@@ -181,6 +206,29 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   }
   SetPhase(engine::WorkerPhase::kIdle);
   if (!Send(message)) _exit(0);
+}
+
+bool Worker::FixGates(uint8_t* buf, size_t size, bool* found) {
+  engine::WorkerShmHeader* h = shm_.header();
+  SancovState& s = GetSancovState();
+  bool fixed = false;
+  // A fix can uncover the next gate (a length, then the checksum over it): a few rounds.
+  for (int round = 0; round < 3 && !*found; round++) {
+    int gate = gates_.Fix(s.sites, buf, size);
+    if (gate < 0) break;
+    fixed = true;
+    // The fixed input is not what the chain replays to: publish it before it runs, so a
+    // crash or hang in it is rebuilt from the raw area.
+    std::memcpy(shm_.raw(), buf, size);
+    Publish(&h->raw_size, static_cast<uint32_t>(size));
+    Publish(&h->raw_in_mem, 1u);
+    gates_.ResetHits(s.sites);
+    *found = RunOne(buf, size);
+    CountRun();
+    Publish(&h->raw_in_mem, 0u);
+    gates_.Settle(gate, s.sites);
+  }
+  return fixed;
 }
 
 void Worker::HandleExecute() {

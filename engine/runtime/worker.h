@@ -13,6 +13,7 @@
 
 #include "engine/dictionary.h"
 #include "engine/frame.h"
+#include "engine/gates.h"
 #include "engine/mutator.h"
 #include "engine/shm_layout.h"
 #include "schema/worker.capnp.h"
@@ -38,6 +39,9 @@ class Worker {
 
   void HandleConfigure(schema::WorkerConfig::Reader config);
   void HandleFuzz(schema::FuzzRequest::Reader request);
+  // After a mutant failed a gate of the entry: fixes its field in buf and runs it again,
+  // up to three times; sets *found like RunOne. Returns whether buf was changed.
+  bool FixGates(uint8_t* buf, size_t size, bool* found);
   void HandleExecute();
   void HandleMinimize(schema::MinimizeRequest::Reader request);
 
@@ -58,6 +62,14 @@ class Worker {
   uint32_t max_len_ = 0;
   engine::Dictionary dictionary_;
   std::unique_ptr<engine::Mutator> mutator_;
+  engine::GateSet gates_;  // of the entry being fuzzed
+  // The words the current chain's mutations wrote (Mutator::last_word).
+  struct ChainWord {
+    uint8_t bytes[engine::LearnedWords::kMaxWord];
+    size_t size;
+  };
+  ChainWord chain_word_[engine::kChainLength];
+  uint32_t chain_words_ = 0;
   std::vector<uint8_t> mutation_buffer_;  // the input being mutated
   std::vector<uint8_t> exec_buffer_;      // inputs run from its tail, so ASan sees overflows
   std::vector<uint32_t> features_;        // features of the last execution

@@ -1,4 +1,4 @@
-#include "nightly/text_file.h"
+#include "node/text_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,10 +9,10 @@
 
 #include "node/artifacts.h"
 
-namespace pollen::nightly {
+namespace pollen::node {
 
 Result<std::string> ReadTextFile(const std::string& path) {
-  Result<std::vector<uint8_t>> data = node::ReadWholeFile(path);
+  Result<std::vector<uint8_t>> data = ReadWholeFile(path);
   if (!data.ok()) return data.status();
   return std::string(data->begin(), data->end());
 }
@@ -39,4 +39,4 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
-}  // namespace pollen::nightly
+}  // namespace pollen::node

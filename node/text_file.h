@@ -1,13 +1,13 @@
-// The nightly's files (state, reports, summaries, campaign files) as text: read whole, and
+// Text files (the nightly's state, reports and campaign files, the learned dictionary): read whole, and
 // written so that a reader or a crash never sees half of one.
-#ifndef POLLEN_NIGHTLY_TEXT_FILE_H_
-#define POLLEN_NIGHTLY_TEXT_FILE_H_
+#ifndef POLLEN_NODE_TEXT_FILE_H_
+#define POLLEN_NODE_TEXT_FILE_H_
 
 #include <string>
 
 #include "engine/status.h"
 
-namespace pollen::nightly {
+namespace pollen::node {
 
 // The whole file (node::ReadWholeFile). Errors name the path.
 Result<std::string> ReadTextFile(const std::string& path);
@@ -15,6 +15,6 @@ Result<std::string> ReadTextFile(const std::string& path);
 // Writes `text` to PATH.tmp, syncs it and renames it over `path`. Errors name the file.
 Status WriteTextFile(const std::string& path, const std::string& text);
 
-}  // namespace pollen::nightly
+}  // namespace pollen::node
 
-#endif  // POLLEN_NIGHTLY_TEXT_FILE_H_
+#endif  // POLLEN_NODE_TEXT_FILE_H_

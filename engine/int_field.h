@@ -1,0 +1,23 @@
+// Integers stored in an input: 1 to 8 bytes, either byte order. Shared by the mutations and
+// the gates, which read and write the same fields.
+#ifndef POLLEN_ENGINE_INT_FIELD_H_
+#define POLLEN_ENGINE_INT_FIELD_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pollen::engine {
+
+inline uint64_t LoadField(const uint8_t* p, size_t width, bool big_endian) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < width; i++) v |= uint64_t{p[big_endian ? width - 1 - i : i]} << (8 * i);
+  return v;
+}
+
+inline void StoreField(uint8_t* p, size_t width, bool big_endian, uint64_t v) {
+  for (size_t i = 0; i < width; i++) p[big_endian ? width - 1 - i : i] = uint8_t(v >> (8 * i));
+}
+
+}  // namespace pollen::engine
+
+#endif  // POLLEN_ENGINE_INT_FIELD_H_

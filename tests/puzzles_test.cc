@@ -1,0 +1,65 @@
+// Puzzles of bench/puzzles/ that Pollen must solve within a bounded number of executions,
+// with a fixed seed: each stands for one class of input that coverage and plain
+// input-to-state do not get through (docs/engine.md, "Gates, lengths and transformed
+// operands"); docs/benchmarks.md, "Puzzles", has how libFuzzer and AFL++ fare on them.
+// Before gates and transformed input-to-state, Pollen solved crc32, ipsum and linear in
+// none of its 50 M-execution runs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pollen::testing {
+namespace {
+
+struct Puzzle {
+  const char* name;
+  uint64_t max_runs;
+};
+
+void PrintTo(const Puzzle& p, std::ostream* os) { *os << p.name; }
+
+class PuzzleTest : public ::testing::TestWithParam<Puzzle> {};
+
+TEST_P(PuzzleTest, SolvedWithinBound) {
+  const Puzzle& p = GetParam();
+  std::string dir = MakeTempDir();
+  CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget(p.name), "--workers=1", "--seed=7",
+                                   "--runs=" + std::to_string(p.max_runs), "--workdir=" + dir,
+                                   "--minimize-time=5"},
+                                  600);
+  ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
+  EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
+  EXPECT_EQ(ArtifactInputs(dir + "/crashes", "crash").size(), 1u) << fuzz.output;
+}
+
+// The words that led to new coverage are printed at the end, as libFuzzer's recommended
+// dictionary, and kept in the work directory for the next run.
+TEST(LearnedDictionaryRunTest, PrintedAtTheEndAndKeptForTheNextRun) {
+  std::string dir = MakeTempDir();
+  std::vector<std::string> argv{PollenBin(), "fuzz", Example("keyword"), "--workers=1", "--seed=7",
+                                "--runs=20000000", "--workdir=" + dir, "--minimize-time=5"};
+  CommandResult first = RunCommand(argv, 600);
+  ASSERT_FALSE(first.timed_out) << first.output;
+  EXPECT_EQ(first.exit_code, 1) << first.output;
+  // keyword's bug is behind memcmp(data, "pollinate ", 10): that word led to coverage.
+  EXPECT_THAT(first.output, ::testing::HasSubstr("###### Recommended dictionary. ######\n"));
+  EXPECT_THAT(first.output, ::testing::HasSubstr("\"pollinate \" # Uses: "));
+  std::string saved = ReadFile(dir + "/learned.dict");
+  EXPECT_THAT(saved, ::testing::HasSubstr("\n\"pollinate \"\n"));
+  // A second run in the same work directory starts with them: the file is read (a broken
+  // one would be reported) and written again with the word still in it.
+  CommandResult second = RunCommand({PollenBin(), "fuzz", Example("keyword"), "--workers=1", "--seed=8",
+                                     "--runs=100000", "--workdir=" + dir},
+                                    600);
+  EXPECT_THAT(second.output, ::testing::Not(::testing::HasSubstr("ignoring the learned dictionary")));
+  EXPECT_THAT(ReadFile(dir + "/learned.dict"), ::testing::HasSubstr("\"pollinate \""));
+}
+
+INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,
+                         ::testing::Values(Puzzle{"puzzle_crc32", 20000000}, Puzzle{"puzzle_ipsum", 40000000},
+                                           Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000}),
+                         [](const ::testing::TestParamInfo<Puzzle>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace pollen::testing
