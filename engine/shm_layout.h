@@ -123,6 +123,8 @@ constexpr size_t kGlobalCoverageDataOffset = sizeof(GlobalCoverageHeader);
 // Environment variables through which the coordinator starts a target in worker mode.
 inline constexpr const char* kEnvWorkerFds = "POLLEN_WORKER_FDS";  // "ctl_in,ctl_out,shm,cov"
 inline constexpr const char* kEnvWorkerShmSize = "POLLEN_WORKER_SHM";  // "max_input,max_features"
+// "1": the worker adds value-profile counters (runtime/sancov_state.h) to its coverage.
+inline constexpr const char* kEnvValueProfile = "POLLEN_VALUE_PROFILE";
 
 }  // namespace pollen::engine
 

@@ -25,7 +25,9 @@ namespace pollen::node {
   X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")   \
   X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")                \
   X(uint32_t, status_every, 3, "seconds between status lines")                                  \
-  X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")
+  X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")               \
+  X(bool, use_value_profile, false,                                                             \
+    "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile)")
 
 struct FuzzOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

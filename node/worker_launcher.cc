@@ -56,6 +56,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
   spawn.args = options_.target_args;
   spawn.max_input = options_.max_len;
   spawn.coverage_fd = coverage_->fd();
+  spawn.value_profile = options_.use_value_profile;
   auto started = WorkerProcess::Start(spawn);
   if (!started.ok()) return started.status();
   std::unique_ptr<WorkerProcess> worker = std::move(started).value();

@@ -25,6 +25,7 @@ struct LaunchOptions {
   uint32_t rss_limit_mb = 2048;    // 0 = none
   uint32_t startup_timeout_s = 60; // LLVMFuzzerInitialize and start-up
   engine::Dictionary dictionary;
+  bool use_value_profile = false;  // POLLEN_VALUE_PROFILE=1 for the workers
 };
 
 struct HelloInfo {

@@ -67,6 +67,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
   env_strings.push_back(std::string(engine::kEnvWorkerShmSize) + "=" +
                         std::to_string(options.max_input) + "," +
                         std::to_string(options.max_features));
+  if (options.value_profile) env_strings.push_back(std::string(engine::kEnvValueProfile) + "=1");
   // Leaks are not failures by default (as with libFuzzer's -detect_leaks=0 in fork mode);
   // UBSan findings are.
   // The sanitizers symbolize with the symbolizer Pollen found (node/symbolizer.h): on a

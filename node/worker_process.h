@@ -26,6 +26,7 @@ struct WorkerSpawnOptions {
   uint32_t max_features = 1 << 20;   // capacity of the shared feature area
   int coverage_fd = -1;              // the global coverage map's memfd (shared, read-only)
   bool keep_stdout = false;          // false: the target's stdout goes to /dev/null
+  bool value_profile = false;        // the worker adds value-profile counters
 };
 
 class WorkerProcess {

@@ -56,6 +56,38 @@ TEST(LearnedDictionaryRunTest, PrintedAtTheEndAndKeptForTheNextRun) {
   EXPECT_THAT(ReadFile(dir + "/learned.dict"), ::testing::HasSubstr("\"pollinate \""));
 }
 
+// --use-value-profile adds features of their own: how close each comparison came. The same
+// bounded run with the same seed keeps more features with it than without.
+uint64_t FeaturesOf(const std::string& output) {
+  // "  coverage:     12 edges, 34 features"
+  size_t at = output.find("  coverage:");
+  if (at == std::string::npos) return 0;
+  size_t comma = output.find("edges, ", at);
+  if (comma == std::string::npos) return 0;
+  return std::stoull(output.substr(comma + 7));
+}
+
+TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
+  std::vector<std::string> argv{PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=3",
+                                "--runs=300000"};
+  CommandResult plain = RunCommand([&] {
+    auto a = argv;
+    a.push_back("--workdir=" + MakeTempDir());
+    return a;
+  }(), 600);
+  CommandResult profiled = RunCommand([&] {
+    auto a = argv;
+    a.push_back("--workdir=" + MakeTempDir());
+    a.push_back("--use-value-profile");
+    return a;
+  }(), 600);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
+  uint64_t without = FeaturesOf(plain.output), with = FeaturesOf(profiled.output);
+  ASSERT_GT(without, 0u) << plain.output;
+  EXPECT_GT(with, without) << profiled.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,
                          ::testing::Values(Puzzle{"puzzle_crc32", 20000000}, Puzzle{"puzzle_ipsum", 40000000},
                                            Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000}),

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/runtime/sancov_state.h"
@@ -35,9 +36,25 @@ inline size_t Readable(const void* p, size_t n) {
   return static_cast<size_t>(static_cast<const char*>(bad) - static_cast<const char*>(p));
 }
 
+// With the value profile on: how many leading bytes of a and b (of the first n that may be
+// read) agree, as the closeness of the comparison at `pc`, so that a keyword matched one
+// more byte is progress.
+inline void ProfileWords(uintptr_t pc, const void* a, const void* b, size_t n) {
+  auto& s = GetSancovState();
+  if (s.value_profile == nullptr) return;
+  if (n > 63) n = 63;
+  n = Readable(b, Readable(a, n));
+  const unsigned char* x = static_cast<const unsigned char*>(a);
+  const unsigned char* y = static_cast<const unsigned char*>(b);
+  size_t same = 0;
+  while (same < n && x[same] == y[same]) same++;
+  pollen::runtime::AddValueProfile(s, pc, same);
+}
+
 // Records the first n bytes of a and b (at most a word's, and only what may be read).
-inline void RecordWords(const void* a, const void* b, size_t n) {
+inline void RecordWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   if (!Recording()) return;
+  ProfileWords(pc, a, b, n);
   if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
   n = Readable(b, Readable(a, n));
   GetSancovState().cmp.AddWord(a, b, n);
@@ -108,8 +125,9 @@ size_t StringSpan(const char* p, size_t n) {
 
 // The records of the string comparisons: each string whole, without its NUL, so that a
 // token of the input is replaced by the whole other string ("hi" by "HELO").
-inline void RecordStrings(const char* a, const char* b, size_t n) {
+inline void RecordStrings(uintptr_t pc, const char* a, const char* b, size_t n) {
   if (!Recording()) return;
+  ProfileWords(pc, a, b, std::min(n, StringSpan(a, 63) + 1));
   GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n));
 }
 
@@ -126,43 +144,46 @@ int __interceptor_strncasecmp(const char*, const char*, size_t) __attribute__((w
 char* __interceptor_strstr(const char*, const char*) __attribute__((weak));
 void* __interceptor_memmem(const void*, size_t, const void*, size_t) __attribute__((weak));
 
+// The caller of an intercepted function: the comparison's site for the value profile.
+#define kHere reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
 // Hooks the sanitizer interceptors call after comparing.
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_memcmp(void*, const void* a, const void* b, size_t n, int result) {
-  if (result != 0) RecordWords(a, b, n);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_memcmp(void* pc, const void* a, const void* b, size_t n, int result) {
+  if (result != 0) RecordWords(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncmp(void*, const char* a, const char* b, size_t n, int result) {
-  if (result != 0) RecordStrings(a, b, n);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncmp(void* pc, const char* a, const char* b, size_t n, int result) {
+  if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void*, const char* a, const char* b, int result) {
-  if (result != 0) RecordStrings(a, b, SIZE_MAX);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void* pc, const char* a, const char* b, int result) {
+  if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, SIZE_MAX);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncasecmp(void*, const char* a, const char* b, size_t n, int result) {
-  if (result != 0) RecordStrings(a, b, n);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncasecmp(void* pc, const char* a, const char* b, size_t n, int result) {
+  if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcasecmp(void*, const char* a, const char* b, int result) {
-  if (result != 0) RecordStrings(a, b, SIZE_MAX);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcasecmp(void* pc, const char* a, const char* b, int result) {
+  if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, SIZE_MAX);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strstr(void*, const char* haystack, const char* needle, char* result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strstr(void* pc, const char* haystack, const char* needle, char* result) {
   if (result == nullptr) {
     const size_t span = CmpSpan(needle, needle, SIZE_MAX);  // the NUL included, if in reach
-    RecordWords(needle, needle, span > 0 && needle[span - 1] == '\0' ? span - 1 : span);
+    RecordWords(reinterpret_cast<uintptr_t>(pc), needle, needle, span > 0 && needle[span - 1] == '\0' ? span - 1 : span);
   }
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_memmem(void*, const void*, size_t, const void* needle, size_t n, void* result) {
-  if (result == nullptr) RecordWords(needle, needle, n);
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_memmem(void* pc, const void*, size_t, const void* needle, size_t n, void* result) {
+  if (result == nullptr) RecordWords(reinterpret_cast<uintptr_t>(pc), needle, needle, n);
 }
 
 __attribute__((visibility("default"))) int memcmp(const void* a, const void* b, size_t n) noexcept {
   if (__interceptor_memcmp) return __interceptor_memcmp(a, b, n);
   int r = CallMemcmp(a, b, n);
-  if (r != 0) RecordWords(a, b, n);
+  if (r != 0) RecordWords(kHere, a, b, n);
   return r;
 }
 
 __attribute__((visibility("default"))) int bcmp(const void* a, const void* b, size_t n) noexcept {
   if (__interceptor_bcmp) return __interceptor_bcmp(a, b, n);
   int r = CallMemcmp(a, b, n);
-  if (r != 0) RecordWords(a, b, n);
+  if (r != 0) RecordWords(kHere, a, b, n);
   return r;
 }
 
@@ -170,7 +191,7 @@ __attribute__((visibility("default"))) int strcmp(const char* a, const char* b) 
   if (__interceptor_strcmp) return __interceptor_strcmp(a, b);
   size_t len;
   int r = StrCompare(a, b, SIZE_MAX, false, &len);
-  if (r != 0) RecordStrings(a, b, SIZE_MAX);
+  if (r != 0) RecordStrings(kHere, a, b, SIZE_MAX);
   return r;
 }
 
@@ -178,7 +199,7 @@ __attribute__((visibility("default"))) int strncmp(const char* a, const char* b,
   if (__interceptor_strncmp) return __interceptor_strncmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, false, &len);
-  if (r != 0) RecordStrings(a, b, n);
+  if (r != 0) RecordStrings(kHere, a, b, n);
   return r;
 }
 
@@ -186,7 +207,7 @@ __attribute__((visibility("default"))) int strcasecmp(const char* a, const char*
   if (__interceptor_strcasecmp) return __interceptor_strcasecmp(a, b);
   size_t len;
   int r = StrCompare(a, b, SIZE_MAX, true, &len);
-  if (r != 0) RecordStrings(a, b, SIZE_MAX);
+  if (r != 0) RecordStrings(kHere, a, b, SIZE_MAX);
   return r;
 }
 
@@ -194,7 +215,7 @@ __attribute__((visibility("default"))) int strncasecmp(const char* a, const char
   if (__interceptor_strncasecmp) return __interceptor_strncasecmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, true, &len);
-  if (r != 0) RecordStrings(a, b, n);
+  if (r != 0) RecordStrings(kHere, a, b, n);
   return r;
 }
 
@@ -215,7 +236,7 @@ __attribute__((visibility("default"))) char* PollenStrstr(const char* haystack, 
   }
   size_t n = 0;
   while (needle[n]) n++;
-  RecordWords(needle, needle, n);
+  RecordWords(kHere, needle, needle, n);
   return nullptr;
 }
 
@@ -228,7 +249,7 @@ __attribute__((visibility("default"))) void* memmem(const void* haystack, size_t
       return const_cast<unsigned char*>(h + i);
     }
   }
-  RecordWords(needle, needle, nn);
+  RecordWords(kHere, needle, needle, nn);
   return nullptr;
 }
 

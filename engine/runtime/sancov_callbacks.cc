@@ -7,6 +7,8 @@
 
 #include "engine/runtime/sancov_state.h"
 
+extern "C" void __sanitizer_cov_8bit_counters_init(uint8_t* start, uint8_t* stop);
+
 namespace pollen::runtime {
 
 SancovState& GetSancovState() {
@@ -22,14 +24,41 @@ void ClearAllCounters() {
   }
 }
 
+void EnableValueProfile() {
+  alignas(64) static uint8_t counters[kValueProfileCounters];
+  SancovState& s = GetSancovState();
+  if (s.value_profile != nullptr) return;
+  __sanitizer_cov_8bit_counters_init(counters, counters + kValueProfileCounters);
+  s.value_profile = counters;
+}
+
 }  // namespace pollen::runtime
 
 using pollen::runtime::GetSancovState;
 
 #define POLLEN_NO_COVERAGE __attribute__((no_sanitize("coverage"), visibility("default")))
 
-// The comparison's site, for the gate log (cmp_sites.h): the return address into the target.
+// The comparison's site, for the gate log (cmp_sites.h) and the value profile: the return
+// address into the target.
 #define CallerPc() reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
+namespace {
+
+// What every integer comparison hook does: the operands go to the cmp table; those of
+// non-constant comparisons of 2 bytes or more to the site log when the worker asks (gates:
+// a checksum is never compared with a constant); how close they came to the value profile
+// when it is on.
+template <uint8_t kSize, bool kConst>
+__attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
+  auto& s = GetSancovState();
+  s.cmp.AddInt(a, b, kSize);
+  if constexpr (!kConst && kSize >= 2) {
+    if (s.sites.mode != 0) s.sites.Record(pc, a, b, kSize);
+  }
+  if (s.value_profile != nullptr) pollen::runtime::AddValueProfile(s, pc, __builtin_popcountll(a ^ b));
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -60,34 +89,28 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_pc_guard(uint32_t*) {}
 
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b) {
-  GetSancovState().cmp.AddInt(a, b, 1);
+  TraceCmp<1, false>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) {
-  GetSancovState().cmp.AddInt(a, b, 1);
+  TraceCmp<1, true>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b) {
-  auto& s = GetSancovState();
-  s.cmp.AddInt(a, b, 2);
-  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 2);
+  TraceCmp<2, false>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) {
-  GetSancovState().cmp.AddInt(a, b, 2);
+  TraceCmp<2, true>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) {
-  auto& s = GetSancovState();
-  s.cmp.AddInt(a, b, 4);
-  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 4);
+  TraceCmp<4, false>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) {
-  GetSancovState().cmp.AddInt(a, b, 4);
+  TraceCmp<4, true>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b) {
-  auto& s = GetSancovState();
-  s.cmp.AddInt(a, b, 8);
-  if (s.sites.mode != 0) s.sites.Record(CallerPc(), a, b, 8);
+  TraceCmp<8, false>(CallerPc(), a, b);
 }
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) {
-  GetSancovState().cmp.AddInt(a, b, 8);
+  TraceCmp<8, true>(CallerPc(), a, b);
 }
 
 // cases[0] = number of cases, cases[1] = bit width of val, cases[2..] = case values.

@@ -363,6 +363,8 @@ int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
   close(shm_fd);
   close(cov_fd);
 
+  const char* value_profile = getenv(engine::kEnvValueProfile);
+  if (value_profile != nullptr && std::strcmp(value_profile, "1") == 0) EnableValueProfile();
   InstallCrashHandlers(shm.header());
   Publish(&shm.header()->phase, static_cast<uint32_t>(engine::WorkerPhase::kInit));
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
