@@ -28,6 +28,7 @@ struct CmpTable {
     uint8_t b[kMaxWord];
     uint8_t size;    // bytes used in a; 0 = empty slot
     uint8_t size_b;  // bytes used in b: strings of different lengths keep their own
+    uint8_t b_constant;  // 1: b is the program's own (a literal), a the input's
   };
 
   IntPair ints[kIntSlots];
@@ -49,10 +50,13 @@ struct CmpTable {
     p.size = size;
   }
 
-  void AddWord(const void* a, const void* b, size_t n) { AddWords(a, n, b, n); }
+  void AddWord(const void* a, const void* b, size_t n, bool b_constant = false) {
+    AddWords(a, n, b, n, b_constant);
+  }
 
   // Two operands of their own lengths (strcmp of "hi" and "HELO": a token is replaced whole).
-  void AddWords(const void* a, size_t na, const void* b, size_t nb) {
+  // `b_constant`: b is known to be the program's (a literal in its image).
+  void AddWords(const void* a, size_t na, const void* b, size_t nb, bool b_constant = false) {
     if (na > kMaxWord) na = kMaxWord;
     if (nb > kMaxWord) nb = kMaxWord;
     if ((na <= 1 && nb <= 1) || na == 0) return;
@@ -67,6 +71,7 @@ struct CmpTable {
     std::memcpy(w.b, pb, nb);
     w.size = static_cast<uint8_t>(na);
     w.size_b = static_cast<uint8_t>(nb);
+    w.b_constant = b_constant ? 1 : 0;
   }
 
   void Clear() { std::memset(this, 0, sizeof(*this)); }

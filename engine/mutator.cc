@@ -357,7 +357,8 @@ size_t InputToState(Ctx& c) {
     const CmpTable::WordPair& p = table->words[slot - CmpTable::kIntSlots];
     size_t na = std::min<size_t>(p.size, CmpTable::kMaxWord);
     size_t nb = std::min<size_t>(p.size_b, CmpTable::kMaxWord);
-    for (int dir = 0; dir < 2; dir++) {
+    // When b is known to be the program's literal, only the input's a is worth replacing.
+    for (int dir = 0; dir < (p.b_constant ? 1 : 2); dir++) {
       Replacement& r = options[count++];
       r.n = dir == 0 ? na : nb;
       r.rn = dir == 0 ? nb : na;

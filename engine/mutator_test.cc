@@ -224,6 +224,25 @@ TEST(MutatorTest, InputToStateReplacesAWordByALongerOne) {
   EXPECT_EQ(got, InputWith({'H', 'E', 'L', 'O'}));
 }
 
+TEST(MutatorTest, InputToStateNeverWritesTheInputsWordOverALiteral) {
+  // "HELO" is the program's literal: the input's "hi" becomes "HELO", never the reverse.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddWords("hi", 2, "HELO", 4, /*b_constant=*/true);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  Mutator m(256);
+  Rng rng = Rng::FromSeed(10);
+  Bytes input = InputWith({'H', 'E', 'L', 'O', ' ', 'h', 'i'});
+  Bytes buf(256);
+  for (int i = 0; i < 5000; i++) {
+    std::copy(input.begin(), input.end(), buf.begin());
+    size_t size = m.Mutate(buf.data(), input.size(), rng, sources);
+    if (std::string(Mutator::MutatorName(m.last_mutator())) != "InputToState") continue;
+    ASSERT_TRUE(Contains(buf.data(), size, {'H', 'E', 'L', 'O'})) << "replaced the literal";
+  }
+}
+
 TEST(MutatorTest, InputToStateSolvesDecimalText) {
   // strtol("12") compared with 7331: the text "12" must become "7331", and the input grow.
   CmpTable cmp;

@@ -43,7 +43,7 @@ static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
 static_assert(offsetof(WorkerShmHeader, reserved) == 92);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 96);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
-static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 66 + 2 * 4);
+static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 67 + 2 * 4);
 static_assert(offsetof(WorkerShmHeader, length_fields) == 96 + sizeof(CmpTable));
 // So are the length fields (16 fields of 12 bytes and a count) and the learned words
 // (64 words of 40 bytes, a count and a reserved word).

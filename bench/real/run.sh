@@ -125,6 +125,7 @@ export POLLEN_CLI=$results/bin/pollen
   echo "memory $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
   echo "kernel $(uname -r)"
   echo "pollen $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)')"
+  echo "pollen_flags ${POLLEN_FUZZ_FLAGS:-}"
   echo "clang $(clang-14 --version | head -1)"
   command -v afl-fuzz >/dev/null && echo "afl++ $(dpkg-query -W -f='${Version}' afl++ 2>/dev/null || echo unknown)"
   for name in "${target_list[@]}"; do

@@ -16,7 +16,8 @@
 #               bug: stop at the first crash (the time is a limit)
 #               speed: like coverage, no snapshots but the last one (exec/s of the empty harness)
 #
-# Environment: POLLEN_CLI (the pollen command; default build/cli/pollen), POLLEN_BUILD_DIR.
+# Environment: POLLEN_CLI (the pollen command; default build/cli/pollen), POLLEN_BUILD_DIR,
+# POLLEN_FUZZ_FLAGS (extra flags for pollen fuzz, split on spaces).
 # Writes OUT_DIR/log (the fuzzer's output, each line prefixed with the seconds since the start)
 # and OUT_DIR/result, lines of "key value": fuzzer, seconds (how long it really ran), execs,
 # exec_per_s (from the fuzzer's own statistics), first_crash_s (seconds to the first crash, or
@@ -45,6 +46,9 @@ case "$fuzzer" in
     cmd=("$pollen_cli" fuzz "$bin" "$d/seeds" --workers=1 --time="$T" --workdir="$work/pollen")
     [ -n "$dict" ] && cmd+=("--dict=$dict")
     [ "$mode" = bug ] || cmd+=(--keep-going)
+    # POLLEN_FUZZ_FLAGS: extra flags for the variant measured (e.g. --use-value-profile).
+    read -r -a extra_flags <<<"${POLLEN_FUZZ_FLAGS:-}"
+    cmd+=("${extra_flags[@]}")
     corpus_of() { "$pollen_cli" corpus export "$work/pollen" "$1" >/dev/null 2>&1; } ;;
   libfuzzer)
     bin=$d/libfuzzer

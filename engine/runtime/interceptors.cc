@@ -14,10 +14,15 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "engine/runtime/sancov_state.h"
 
 extern "C" void* __asan_region_is_poisoned(void* beg, size_t size) __attribute__((weak));
+// The bounds of the executable's image (the linker defines both): a compared operand inside
+// it is one of the program's literals, not part of the input.
+extern "C" char __executable_start;
+extern "C" char _end;
 
 namespace {
 
@@ -51,13 +56,27 @@ inline void ProfileWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   pollen::runtime::AddValueProfile(s, pc, same);
 }
 
+inline bool InImage(const void* p) {
+  return p >= static_cast<const void*>(&__executable_start) && p < static_cast<const void*>(&_end);
+}
+
+// Orders a compared pair so that a literal of the program comes second; returns whether one
+// does (then only the other operand is the input's).
+inline bool LiteralSecond(const void** a, const void** b) {
+  bool in_a = InImage(*a), in_b = InImage(*b);
+  if (in_a == in_b) return false;
+  if (in_a) std::swap(*a, *b);
+  return true;
+}
+
 // Records the first n bytes of a and b (at most a word's, and only what may be read).
 inline void RecordWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   if (!Recording()) return;
   ProfileWords(pc, a, b, n);
   if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
   n = Readable(b, Readable(a, n));
-  GetSancovState().cmp.AddWord(a, b, n);
+  bool literal = LiteralSecond(&a, &b);
+  GetSancovState().cmp.AddWord(a, b, n, literal);
 }
 
 int LoopMemcmp(const void* a, const void* b, size_t n) {
@@ -128,7 +147,12 @@ size_t StringSpan(const char* p, size_t n) {
 inline void RecordStrings(uintptr_t pc, const char* a, const char* b, size_t n) {
   if (!Recording()) return;
   ProfileWords(pc, a, b, std::min(n, StringSpan(a, 63) + 1));
-  GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n));
+  const void* x = a;
+  const void* y = b;
+  bool literal = LiteralSecond(&x, &y);
+  a = static_cast<const char*>(x);
+  b = static_cast<const char*>(y);
+  GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n), literal);
 }
 
 }  // namespace
