@@ -8,14 +8,6 @@ namespace {
 // A site run this often is in a loop over records, not a one-off check of a whole part.
 constexpr uint32_t kMaxLearnHits = 16;
 
-size_t NarrowestWidth(uint64_t v) {
-  if (v <= 0xff) return 1;
-  if (v <= 0xffff) return 2;
-  return v <= 0xffffffffULL ? 4 : 8;
-}
-
-bool FitsIn(uint64_t v, size_t width) { return width >= 8 || (v >> (8 * width)) == 0; }
-
 // The offsets where `v`, written as `width` bytes, occurs in data[0, size) (the first
 // Gate::kMaxPlaces); returns how many.
 size_t FindPlaces(const uint8_t* data, size_t size, uint64_t v, size_t width, bool big_endian,

@@ -18,6 +18,16 @@ inline void StoreField(uint8_t* p, size_t width, bool big_endian, uint64_t v) {
   for (size_t i = 0; i < width; i++) p[big_endian ? width - 1 - i : i] = uint8_t(v >> (8 * i));
 }
 
+// Whether v fits in a field of `width` bytes.
+inline bool FitsIn(uint64_t v, size_t width) { return width >= 8 || (v >> (8 * width)) == 0; }
+
+// Bytes needed for v: 1, 2, 4 or 8.
+inline size_t NarrowestWidth(uint64_t v) {
+  if (v <= 0xff) return 1;
+  if (v <= 0xffff) return 2;
+  return v <= 0xffffffffULL ? 4 : 8;
+}
+
 }  // namespace pollen::engine
 
 #endif  // POLLEN_ENGINE_INT_FIELD_H_

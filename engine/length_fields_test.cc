@@ -67,14 +67,20 @@ Bytes NestedEntry() {
   return outer;
 }
 
-TEST(LengthFieldsTest, FindsTheLengthsOfNestedRecords) {
-  Bytes entry = NestedEntry();
+// The length fields learned from the parser's run on `entry`.
+LengthFields Learn(const Bytes& entry) {
   CmpSiteLog log;
   log.Clear();
   log.mode = CmpSiteLog::kLearn;
   ParseAndLog(entry.data(), entry.size(), log);
   LengthFields lf;
   FindLengthFields(log, entry.data(), entry.size(), &lf);
+  return lf;
+}
+
+TEST(LengthFieldsTest, FindsTheLengthsOfNestedRecords) {
+  Bytes entry = NestedEntry();
+  LengthFields lf = Learn(entry);
   // The four records' length fields, at offsets 1, 4, 7 and 14, big-endian, 2 bytes.
   std::vector<uint32_t> offsets;
   for (uint32_t i = 0; i < lf.count; i++) {
@@ -85,12 +91,7 @@ TEST(LengthFieldsTest, FindsTheLengthsOfNestedRecords) {
 
 TEST(LengthFieldsTest, InsertRecordKeepsEveryLengthConsistent) {
   Bytes entry = NestedEntry();
-  CmpSiteLog log;
-  log.Clear();
-  log.mode = CmpSiteLog::kLearn;
-  ParseAndLog(entry.data(), entry.size(), log);
-  LengthFields lf;
-  FindLengthFields(log, entry.data(), entry.size(), &lf);
+  LengthFields lf = Learn(entry);
   MutationSources sources;
   sources.lengths = &lf;
   Mutator m(256);

@@ -283,13 +283,6 @@ size_t FindWrapping(const uint8_t* data, size_t size, const uint8_t* needle, siz
   return hit == nullptr ? size : static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
 }
 
-// Bytes needed for v: 1, 2, 4 or 8.
-size_t NarrowestWidth(uint64_t v) {
-  if (v <= 0xff) return 1;
-  if (v <= 0xffff) return 2;
-  return v <= 0xffffffffULL ? 4 : 8;
-}
-
 // One way to apply a compared pair: find `needle` (n bytes) in the input, write
 // `replacement` (rn bytes, which may differ from n: the input then shrinks or grows) there.
 struct Replacement {
@@ -504,7 +497,7 @@ size_t InsertRecord(Ctx& c) {
     size_t begin = size_t{f.offset} + f.width;
     if (at < begin || at >= begin + f.value) continue;
     uint64_t grown = uint64_t{f.value} + n;
-    if (f.width < 4 && (grown >> (8 * f.width)) != 0) continue;
+    if (!FitsIn(grown, f.width)) continue;
     StoreField(c.data + f.offset, f.width, f.big_endian != 0, grown);
   }
   OpenGap(c.data, c.size, at, n);

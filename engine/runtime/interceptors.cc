@@ -62,7 +62,8 @@ inline bool InImage(const void* p) {
 
 // Orders a compared pair so that a literal of the program comes second; returns whether one
 // does (then only the other operand is the input's).
-inline bool LiteralSecond(const void** a, const void** b) {
+template <typename T>
+inline bool LiteralSecond(const T** a, const T** b) {
   bool in_a = InImage(*a), in_b = InImage(*b);
   if (in_a == in_b) return false;
   if (in_a) std::swap(*a, *b);
@@ -147,11 +148,7 @@ size_t StringSpan(const char* p, size_t n) {
 inline void RecordStrings(uintptr_t pc, const char* a, const char* b, size_t n) {
   if (!Recording()) return;
   ProfileWords(pc, a, b, std::min(n, StringSpan(a, 63) + 1));
-  const void* x = a;
-  const void* y = b;
-  bool literal = LiteralSecond(&x, &y);
-  a = static_cast<const char*>(x);
-  b = static_cast<const char*>(y);
+  bool literal = LiteralSecond(&a, &b);
   GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n), literal);
 }
 
