@@ -22,6 +22,7 @@ int CrashesCommand(int argc, char** argv);
 int NightlyCommand(int argc, char** argv);
 int CoverageCommand(int argc, char** argv);
 int ReportCommand(int argc, char** argv);
+int BuildCommand(int argc, char** argv);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailureFound = 1;

@@ -34,6 +34,7 @@ const char kUsage[] =
     "  nightly --campaign=FILE       one night of continuous fuzzing: carry the corpus to the\n"
     "                                new build, re-check open crashes, fuzz, merge, cover, report\n"
     "  report pull CAMPAIGN          the nightly's reports, kept by the controller\n"
+    "  build push CAMPAIGN BUILD     assign a build to the nodes that follow the campaign's builds\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags; `pollen --version` the version.\n";
 
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   if (command == "crashes") return pollen::cli::CrashesCommand(argc - 2, argv + 2);
   if (command == "nightly") return pollen::cli::NightlyCommand(argc - 2, argv + 2);
   if (command == "report") return pollen::cli::ReportCommand(argc - 2, argv + 2);
+  if (command == "build") return pollen::cli::BuildCommand(argc - 2, argv + 2);
   if (command == "coverage") return pollen::cli::CoverageCommand(argc - 2, argv + 2);
   std::fprintf(stderr, "ERROR: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return pollen::cli::kExitUsage;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -18,6 +19,7 @@
 #include "cli/target_setup.h"
 #include "controller/controller_client.h"
 #include "controller/safe_name.h"
+#include "node/build_follower.h"
 #include "node/cluster_link.h"
 #include "node/cluster_options.h"
 #include "node/controller_link.h"
@@ -32,6 +34,7 @@ namespace {
 
 const char kNodeHelp[] =
     "Usage: pollen node TARGET [CORPUS_DIR...] [--broker=ADDR] [--controller=ADDR]\n"
+    "       pollen node --follow-builds --campaign=NAME --controller=ADDR [CORPUS_DIR...]\n"
     "                   (--key=PREFIX [--broker-key=FILE] [--controller-key=FILE]\n"
     "                    | --insecure-plaintext) [flags]\n"
     "\n"
@@ -57,6 +60,11 @@ const char kNodeHelp[] =
     "broker's and the controller's authorized/ directories need PREFIX.pub), --broker-key the\n"
     "broker's public key and --controller-key the controller's. --insecure-plaintext talks to\n"
     "a broker and a controller started with --insecure-plaintext: local use only.\n"
+    "\n"
+    "With --follow-builds it fuzzes the build the controller assigns to the campaign (`pollen\n"
+    "nightly` with nodes: cluster pushes each night's build): it waits until there is one,\n"
+    "pulls it into WORKDIR/builds, and when another build is assigned it stops as on SIGTERM\n"
+    "and goes on with the new one, its corpus run again on it (docs/nightly.md).\n"
     "\n"
     "With --http=:9300 it serves /healthz, /readyz (ready: fuzzing, and connected to the\n"
     "broker and the controller it was given) and /metrics (docs/deploy.md).\n"
@@ -175,6 +183,18 @@ std::string FuzzFlagsText(const node::FuzzOptions& options) {
   return text.str();
 }
 
+// How this node reaches the controller: its endpoint, and CURVE's keys unless plain text.
+controller::ControllerClientOptions ClientOptionsFor(const node::ClusterOptions& cluster,
+                                                     const NodeKeys* keys) {
+  controller::ControllerClientOptions client;
+  client.controller = cluster.controller;
+  if (keys != nullptr) {
+    client.keys = keys->own;
+    client.controller_public_key = keys->controller_public;
+  }
+  return client;
+}
+
 // The controller link, started: registered, or fuzzing on while the controller is away.
 Result<std::unique_ptr<node::ControllerLink>> MakeControllerLink(
     const node::ClusterOptions& cluster, const node::FuzzOptions& options, const NodeKeys* keys,
@@ -184,17 +204,13 @@ Result<std::unique_ptr<node::ControllerLink>> MakeControllerLink(
                                                ? " (the target's file name: give --campaign=NAME)"
                                                : " (--campaign)"));
   }
-  controller::ControllerClientOptions client;
-  client.controller = cluster.controller;
-  if (keys != nullptr) {
-    client.keys = keys->own;
-    client.controller_public_key = keys->controller_public;
-  }
+  const controller::ControllerClientOptions client = ClientOptionsFor(cluster, keys);
   node::ControllerSessionOptions session;
   session.endpoint = cluster.controller;
   session.limits = client.limits;
   session.heartbeat_interval_ms = uint64_t{cluster.controller_every} * 1000;
   session.streams = client;  // the joining fetch and pushed inputs (docs/controller.md)
+  session.follow_builds = cluster.follow_builds;
   controller::RegisterRequest& r = session.registration;
   r.node_id = node_id;
   r.campaign = campaign;
@@ -224,6 +240,34 @@ Result<std::unique_ptr<node::ControllerLink>> MakeControllerLink(
   return link;
 }
 
+// --follow-builds: each build the controller assigns to the campaign in turn, fuzzed by
+// `run` until another is assigned; the exit code of the last session (or of the wait).
+int FollowBuilds(const node::ClusterOptions& cluster, const NodeKeys* keys,
+                 node::FuzzOptions& options, const std::function<int()>& run) {
+  if (options.workdir.empty()) options.workdir = ".pollen/" + cluster.campaign;
+  node::BuildFollowerOptions follow;
+  follow.client = ClientOptionsFor(cluster, keys);
+  follow.campaign = cluster.campaign;
+  follow.dir = options.workdir + "/builds";
+  follow.retry_ms = uint64_t{cluster.controller_every} * 1000;  // as often as a heartbeat
+  follow.should_stop = [] { return node::Interrupted(); };
+  node::BuildFollower follower(std::move(follow));
+  for (;;) {
+    Result<std::optional<node::FollowedBuild>> build = follower.Next();
+    if (!build.ok()) return UsageError(build.status().message());
+    if (!build->has_value()) return node::Terminated() ? kExitOk : 130;  // Ctrl-C while waiting
+    options.target = (*build)->path;
+    spdlog::info("follow builds: fuzzing build {} of campaign {}", (*build)->build_id,
+                 cluster.campaign);
+    const int code = run();
+    if (node::Interrupted()) return code;
+    // The session ended: moved on by the controller, or for a reason of its own (--time, a
+    // stopped campaign, a failure without --keep-going), which ends the node too.
+    Result<std::string> assigned = follower.AssignedBuild();
+    if (!assigned.ok() || assigned->empty() || *assigned == (*build)->build_id) return code;
+  }
+}
+
 }  // namespace
 
 int NodeCommand(int argc, char** argv) {
@@ -243,9 +287,17 @@ int NodeCommand(int argc, char** argv) {
     return kExitOk;
   }
   if (!parsed.ok()) return UsageError(parsed.message());
-  if (positional.empty()) return UsageError("pollen node needs a TARGET (see pollen node --help)");
-  options.target = positional[0];
-  options.corpus_dirs.assign(positional.begin() + 1, positional.end());
+  if (cluster.follow_builds) {
+    if (cluster.controller.empty() || cluster.campaign.empty()) {
+      return UsageError("--follow-builds needs --controller=ADDR and --campaign=NAME: the "
+                        "controller says which build of the campaign to fuzz");
+    }
+    options.corpus_dirs = positional;  // no TARGET: the controller's build
+  } else {
+    if (positional.empty()) return UsageError("pollen node needs a TARGET (see pollen node --help)");
+    options.target = positional[0];
+    options.corpus_dirs.assign(positional.begin() + 1, positional.end());
+  }
   Status checked = CheckClusterFlags(cluster);
   if (!checked.ok()) return UsageError(checked.message());
 
@@ -321,7 +373,11 @@ int NodeCommand(int argc, char** argv) {
                                           controller_link));
     return std::unique_ptr<node::CoordinatorObserver>(std::move(observers));
   };
-  const int code = RunFuzzSession("node", options, make_observers);
+  const int code =
+      cluster.follow_builds
+          ? FollowBuilds(cluster, keys ? &*keys : nullptr, options,
+                         [&] { return RunFuzzSession("node", options, make_observers); })
+          : RunFuzzSession("node", options, make_observers);
   // Stopped by SIGTERM (Kubernetes, podman stop): a node's failures went to the controller
   // and the work directory; the drain is what the exit code reports.
   if (code == kExitFailureFound && node::Terminated()) return kExitOk;

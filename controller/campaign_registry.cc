@@ -65,6 +65,25 @@ Result<const CampaignRecord*> CampaignRegistry::Register(const RegisterRequest& 
   return &pos->second;
 }
 
+std::variant<const CampaignRecord*, ErrorReply> CampaignRegistry::AssignBuild(
+    const std::string& campaign, const std::string& target, const std::string& build_id,
+    int64_t now_unix_ms) {
+  RegisterRequest as_node;
+  as_node.campaign = campaign;
+  as_node.target = target;
+  as_node.build_id = build_id;
+  if (auto error = CheckRegistration(as_node)) return *error;
+  const CampaignRecord* known = Find(campaign);
+  if (known != nullptr) as_node.options = known->options;  // a push has no fuzzing flags
+  Result<const CampaignRecord*> registered = Register(as_node, now_unix_ms);
+  if (!registered.ok()) return ErrorReply{ErrorCode::kStorage, registered.status().message()};
+  CampaignRecord record = **registered;
+  record.assigned_build = build_id;
+  if (Status s = Save(record); !s.ok()) return ErrorReply{ErrorCode::kStorage, s.message()};
+  auto [pos, inserted] = campaigns_.insert_or_assign(record.name, std::move(record));
+  return &pos->second;
+}
+
 const CampaignRecord* CampaignRegistry::Find(std::string_view name) const {
   auto it = campaigns_.find(name);
   return it == campaigns_.end() ? nullptr : &it->second;

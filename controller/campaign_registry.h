@@ -40,6 +40,15 @@ class CampaignRegistry {
   // takes the options. Precondition: CheckRegistration passed. Errors: storage.
   Result<const CampaignRecord*> Register(const RegisterRequest& request, int64_t now_unix_ms);
 
+  // Records a pushed build (controller/build_store.h) as the campaign's assigned build:
+  // creates the campaign (for `target`) when new and adds the build (current when new), as a
+  // node's registration would. Errors: kConflict (the campaign is for another target),
+  // storage (kStorage).
+  std::variant<const CampaignRecord*, ErrorReply> AssignBuild(const std::string& campaign,
+                                                              const std::string& target,
+                                                              const std::string& build_id,
+                                                              int64_t now_unix_ms);
+
   // The campaign, or null.
   const CampaignRecord* Find(std::string_view name) const;
 

@@ -136,7 +136,7 @@ Status ControllerImpl::OpenData() {
                                                                   NowUnixMs(),
                                                                   engine::MonotonicMs());
                                         },
-                                        options_.limits.max_report_bytes);
+                                        options_.limits.max_report_bytes, dir_.campaigns);
   streams_ = std::make_unique<StreamServer>(
       options_.streams, options_.limits.stream, stream_resources_.get(),
       [this](const std::string& routing_id, zmq::message_t& frame) {
@@ -249,6 +249,13 @@ void ControllerImpl::HandleFrame(const std::string& routing_id, const zmq::messa
   if (auto* push = std::get_if<PushCorpusRequest>(&request.request)) {
     if (auto error =
             streams_->OnPush(routing_id, request.request_id, *push, engine::MonotonicMs())) {
+      Send(routing_id, request.request_id, *error);
+    }
+    return;
+  }
+  if (auto* build = std::get_if<PushBuildRequest>(&request.request)) {
+    if (auto error =
+            streams_->OnPushBuild(routing_id, request.request_id, *build, engine::MonotonicMs())) {
       Send(routing_id, request.request_id, *error);
     }
     return;

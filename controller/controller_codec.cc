@@ -127,7 +127,7 @@ std::variant<DecodedRequest, DecodeError> ControllerCodec::DecodeRequest(const v
   if (auto error = Load(data, size)) return *std::move(error);
   return Open<DecodedRequest>(
       loaded_, [&](M::Reader m, DecodedRequest* out) -> std::optional<DecodeError> {
-        if (static_cast<int>(m.which()) > static_cast<int>(M::REPORT_STORED)) {  // the newest
+        if (static_cast<int>(m.which()) > static_cast<int>(M::PUSH_BUILD)) {  // the newest
           return DecodeError{ErrorCode::kUnimplemented,
                              "message kind " + std::to_string(static_cast<int>(m.which())) +
                                  " is newer than this controller",

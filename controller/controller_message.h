@@ -153,6 +153,16 @@ struct PushCrashRequest {
   uint64_t stream_id = 0;
 };
 
+// "I want to push a build of `campaign` and assign it": the controller answers with the open
+// of a stream whose one record, named `target`, is the executable; when it is complete and
+// its bytes match `build_id`, the build is stored and assigned (controller/build_store.h).
+struct PushBuildRequest {
+  std::string campaign;  // created by the push when new
+  std::string target;    // the campaign's target
+  std::string build_id;  // 16 hex digits of the SHA-1 of the executable (node::BuildIdOf)
+  uint64_t stream_id = 0;
+};
+
 // One message of a stream (transfer/stream_message.h), either way.
 struct StreamRequest {
   transfer::StreamMessage message;
@@ -176,7 +186,8 @@ using Request =
     std::variant<RegisterRequest, HeartbeatRequest, NewInputsRequest, CrashRequest,
                  ListCampaignsRequest, StatusRequest, ListCrashesRequest, GetCrashRequest,
                  StartCampaignRequest, StopCampaignRequest, CorpusInfoRequest, MergeCorpusRequest,
-                 PushCorpusRequest, StreamRequest, PushCrashRequest, PutReportRequest>;
+                 PushCorpusRequest, StreamRequest, PushCrashRequest, PutReportRequest,
+                 PushBuildRequest>;
 
 // ---- Replies ----------------------------------------------------------------------------
 
@@ -213,6 +224,7 @@ struct HeartbeatReply {
   bool stop = false;
   std::vector<std::string> minimize;  // signatures to minimize and report again
   uint64_t pushed_seq = 0;            // inputs pushed to the campaign so far
+  std::string assigned_build;         // the campaign's assigned build, "" if none
 };
 
 struct InputsReply {
@@ -243,6 +255,7 @@ struct CampaignSummary {
   int64_t created_unix_ms = 0;
   uint32_t nodes_alive = 0;
   uint32_t nodes_lost = 0;
+  std::string assigned_build;  // the build nodes following the campaign fuzz, "" if none
 };
 
 struct CampaignsReply {

@@ -15,6 +15,7 @@ constexpr std::string_view kEntriesPrefix = "entries/";
 constexpr std::string_view kPushedPrefix = "pushed/";
 constexpr std::string_view kCrashPrefix = "crash/";
 constexpr std::string_view kReportsPrefix = "reports/";
+constexpr std::string_view kBuildPrefix = "build/";
 
 std::string Hex16(uint64_t n) {
   char text[kSeqDigits + 1];
@@ -27,7 +28,7 @@ Status BadResource(std::string_view resource, const std::string& why) {
                        why +
                        "): the controller streams corpus/CAMPAIGN[/BUILD], "
                        "entries/CAMPAIGN[/BUILD], pushed/CAMPAIGN, crash/CAMPAIGN/SIGNATURE and "
-                       "reports/CAMPAIGN[/NIGHT|/latest]");
+                       "reports/CAMPAIGN[/NIGHT|/latest] and build/CAMPAIGN");
 }
 
 }  // namespace
@@ -70,6 +71,10 @@ std::string ReportsResource(const std::string& campaign, const std::string& nigh
   return resource;
 }
 
+std::string BuildResource(const std::string& campaign) {
+  return std::string(kBuildPrefix) + campaign;
+}
+
 Result<ParsedResource> ParseResource(std::string_view resource) {
   ParsedResource parsed;
   std::string_view rest;
@@ -88,6 +93,9 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
   } else if (resource.substr(0, kReportsPrefix.size()) == kReportsPrefix) {
     parsed.kind = ParsedResource::Kind::kReports;
     rest = resource.substr(kReportsPrefix.size());
+  } else if (resource.substr(0, kBuildPrefix.size()) == kBuildPrefix) {
+    parsed.kind = ParsedResource::Kind::kBuild;
+    rest = resource.substr(kBuildPrefix.size());
   } else {
     return BadResource(resource, "no such kind");
   }
@@ -101,6 +109,9 @@ Result<ParsedResource> ParseResource(std::string_view resource) {
     const std::string_view build = rest.substr(slash + 1);
     if (parsed.kind == ParsedResource::Kind::kPushed) {
       return BadResource(resource, "pushed inputs belong to a campaign, not to a build");
+    }
+    if (parsed.kind == ParsedResource::Kind::kBuild) {
+      return BadResource(resource, "build/<campaign> is the campaign's assigned build");
     }
     if (parsed.kind == ParsedResource::Kind::kReports) {
       if (build != "latest") {

@@ -11,6 +11,9 @@
 //                               named <16 hex digits of the push sequence number>-<SHA-1>,
 //                               so that names ascend as inputs are pushed and a node's
 //                               cursor stays valid for good
+//   build/<campaign>            the campaign's assigned build (pushBuild): one record, named
+//                               by the target, the executable; pulled by the nodes that
+//                               follow the campaign's builds (`pollen node --follow-builds`)
 //   crash/<campaign>/<signature>  one crash of the campaign's current build: the records
 //                               "input" (its smallest reproducer) and "report"; a node's
 //                               crash push goes the other way under the same name
@@ -40,6 +43,8 @@ std::string CorpusResource(const std::string& campaign, const std::string& build
 std::string EntriesResource(const std::string& campaign, const std::string& build_id = "");
 // "pushed/<campaign>".
 std::string PushedResource(const std::string& campaign);
+// "build/<campaign>".
+std::string BuildResource(const std::string& campaign);
 // "crash/<campaign>/<signature>".
 std::string CrashResource(const std::string& campaign, const std::string& signature);
 
@@ -47,8 +52,9 @@ std::string CrashResource(const std::string& campaign, const std::string& signat
 std::string ReportsResource(const std::string& campaign, const std::string& night = "");
 
 struct ParsedResource {
-  enum class Kind { kCorpus, kEntries, kPushed, kCrash, kReports } kind = Kind::kCorpus;
-  CampaignRef campaign;   // build id empty for kPushed, kCrash and kReports, or the current build
+  enum class Kind { kCorpus, kEntries, kPushed, kCrash, kReports, kBuild } kind = Kind::kCorpus;
+  CampaignRef campaign;   // build id empty for kPushed, kCrash, kReports and kBuild, or the
+                          // current build
   std::string signature;  // kCrash only
   std::string night;      // kReports: a night, "latest", or "" for all
 };

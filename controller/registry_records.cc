@@ -59,6 +59,7 @@ std::string EncodeCampaignRecord(const CampaignRecord& r) {
     b.setOptions(r.options);
     b.setStopped(r.stopped);
     b.setCreatedUnixMs(r.created_unix_ms);
+    b.setAssignedBuild(r.assigned_build);
   });
 }
 
@@ -75,6 +76,7 @@ Result<CampaignRecord> DecodeCampaignRecord(std::string_view bytes) {
     out.options = String(r.getOptions());
     out.stopped = r.getStopped();
     out.created_unix_ms = r.getCreatedUnixMs();
+    out.assigned_build = String(r.getAssignedBuild());
     return out;
   });
 }

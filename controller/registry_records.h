@@ -23,6 +23,7 @@ struct CampaignRecord {
   std::string options;            // of the last registration
   bool stopped = false;
   int64_t created_unix_ms = 0;
+  std::string assigned_build;  // the last build pushed (controller/build_store.h), "" if none
 };
 
 struct NodeRecord {

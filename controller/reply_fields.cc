@@ -137,6 +137,7 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
         list.set(static_cast<unsigned>(i), AsText(r.minimize[i]));
       }
       b.setPushedSeq(r.pushed_seq);
+      b.setAssignedBuild(r.assigned_build);
     }
     void operator()(const InputsReply& r) {
       auto b = m.initInputsAccepted();
@@ -164,6 +165,7 @@ void EncodeReplyBody(const Reply& reply, M::Builder m) {
         b.setCreatedUnixMs(c.created_unix_ms);
         b.setNodesAlive(c.nodes_alive);
         b.setNodesLost(c.nodes_lost);
+        b.setAssignedBuild(c.assigned_build);
       }
     }
     void operator()(const StatusReply& r) {
@@ -242,7 +244,7 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, const ControllerLimits& 
       return std::nullopt;
     case M::HEARTBEAT_REPLY: {
       auto r = m.getHeartbeatReply();
-      HeartbeatReply reply{r.getStop(), {}, r.getPushedSeq()};
+      HeartbeatReply reply{r.getStop(), {}, r.getPushedSeq(), String(r.getAssignedBuild())};
       for (auto s : r.getMinimize()) reply.minimize.push_back(String(s));
       *out = std::move(reply);
       return std::nullopt;
@@ -263,7 +265,8 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, const ControllerLimits& 
         reply.campaigns.push_back(
             CampaignSummary{String(c.getName()), String(c.getTarget()), String(c.getBuildId()),
                             ReadBuilds(c.getBuilds()), String(c.getOptions()), c.getStopped(),
-                            c.getCreatedUnixMs(), c.getNodesAlive(), c.getNodesLost()});
+                            c.getCreatedUnixMs(), c.getNodesAlive(), c.getNodesLost(),
+                            String(c.getAssignedBuild())});
       }
       *out = std::move(reply);
       return std::nullopt;

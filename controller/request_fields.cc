@@ -138,6 +138,33 @@ std::optional<DecodeError> ReadPushCrash(M::Reader m, const ControllerLimits& li
   return std::nullopt;
 }
 
+// A build id as node::BuildIdOf makes it: 16 lowercase hex digits.
+bool IsBuildId(std::string_view id) {
+  if (id.size() != 16) return false;
+  for (char c : id) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::optional<DecodeError> ReadPushBuild(M::Reader m, PushBuildRequest* out) {
+  auto r = m.getPushBuild();
+  if (Status s = CheckSafeName("campaign name", View(r.getCampaign())); !s.ok()) {
+    return InvalidName(s);
+  }
+  // The target names the executable on the nodes that pull it: a file name.
+  if (Status s = CheckSafeName("target name", View(r.getTarget())); !s.ok()) {
+    return InvalidName(s);
+  }
+  if (!IsBuildId(View(r.getBuildId()))) {
+    return Malformed("a pushed build's id is 16 lowercase hex digits of its SHA-1, not '" +
+                     String(r.getBuildId()).substr(0, 40) + "'");
+  }
+  *out = PushBuildRequest{String(r.getCampaign()), String(r.getTarget()), String(r.getBuildId()),
+                          r.getStreamId()};
+  return std::nullopt;
+}
+
 }  // namespace
 
 void SetStats(const NodeStats& s, wire::NodeStats::Builder b) {
@@ -173,6 +200,7 @@ bool IsRequestKind(M::Which which) {
     case M::PUSH_CORPUS:
     case M::PUSH_CRASH:
     case M::PUT_REPORT:
+    case M::PUSH_BUILD:
       return true;
     default:
       return false;
@@ -242,6 +270,13 @@ void EncodeRequestBody(const Request& request, M::Builder m) {
       b.setStreamId(r.stream_id);
     }
     void operator()(const StreamRequest& r) { transfer::ToCapnp(r.message, m.initStream()); }
+    void operator()(const PushBuildRequest& r) {
+      auto b = m.initPushBuild();
+      b.setCampaign(r.campaign);
+      b.setTarget(r.target);
+      b.setBuildId(r.build_id);
+      b.setStreamId(r.stream_id);
+    }
     void operator()(const PushCrashRequest& r) {
       auto b = m.initPushCrash();
       b.setNodeId(r.node_id);
@@ -365,6 +400,12 @@ std::optional<DecodeError> DecodeRequestBody(M::Reader m, const ControllerLimits
     case M::PUSH_CRASH: {
       PushCrashRequest request;
       if (auto e = ReadPushCrash(m, limits, &request)) return e;
+      *out = std::move(request);
+      return std::nullopt;
+    }
+    case M::PUSH_BUILD: {
+      PushBuildRequest request;
+      if (auto e = ReadPushBuild(m, &request)) return e;
       *out = std::move(request);
       return std::nullopt;
     }

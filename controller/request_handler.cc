@@ -63,6 +63,7 @@ Reply RequestHandler::Handle(const Request& request, int64_t now_unix_ms, uint64
     Reply operator()(const PushCorpusRequest&) { return NotHere(); }
     Reply operator()(const StreamRequest&) { return NotHere(); }
     Reply operator()(const PushCrashRequest&) { return NotHere(); }
+    Reply operator()(const PushBuildRequest&) { return NotHere(); }
     static Reply NotHere() {
       return ErrorReply{ErrorCode::kUnimplemented,
                         "streams are not answered by the request handler"};
@@ -116,6 +117,7 @@ Reply RequestHandler::OnHeartbeat(const HeartbeatRequest& r, int64_t now_unix_ms
   const CampaignRecord* campaign = campaigns_->Find(node->campaign);
   HeartbeatReply reply;
   reply.stop = campaign != nullptr && campaign->stopped;
+  if (campaign != nullptr) reply.assigned_build = campaign->assigned_build;
   auto store = StoreOfNode(*node);
   if (auto* s = std::get_if<CampaignStore*>(&store)) {
     reply.minimize = (*s)->triage->MinimizeWanted(r.node_id, now_ms, kMinimizePerHeartbeat);
@@ -165,7 +167,7 @@ Reply RequestHandler::OnListCampaigns(int64_t now_unix_ms) {
     const NodeRegistry::Counts n = counts[name];
     reply.campaigns.push_back(CampaignSummary{c.name, c.target, c.current_build, c.builds,
                                               c.options, c.stopped, c.created_unix_ms, n.alive,
-                                              n.lost});
+                                              n.lost, c.assigned_build});
   }
   return reply;
 }

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <zmq.hpp>
 
 #include "broker/connection_monitor.h"
 #include "broker/socket_options.h"
+#include "controller/build_store.h"
 #include "controller/controller_codec.h"
 #include "controller/crash_source.h"
 #include "transfer/frame_pool.h"
+#include "transfer/one_record_source.h"
 #include "engine/clock.h"
 #include "engine/sha1.h"
 
@@ -361,6 +365,38 @@ Status PushCrashStream(const ControllerClientOptions& client, const std::string&
       },
       nullptr, options);
   return pushed.ok() ? Status::Ok() : pushed.status();
+}
+
+Result<std::string> PushBuildStream(const ControllerClientOptions& client,
+                                    const std::string& campaign, const std::string& target,
+                                    const std::string& path, const StreamClientOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error("cannot read the build " + path);
+  std::ostringstream read;
+  read << in.rdbuf();
+  std::string bytes = std::move(read).str();
+  if (bytes.size() > client.limits.stream.max_record_bytes) {
+    return Status::Error("the build " + path + " has " + std::to_string(bytes.size()) +
+                         " bytes; a pushed build has at most " +
+                         std::to_string(client.limits.stream.max_record_bytes));
+  }
+  const std::string build_id = BuildIdOfBytes(bytes);
+  Result<PushResult> pushed = PushBuildRecords(
+      client, PushBuildRequest{campaign, target, build_id, 0},
+      [&](const std::string&) -> Result<std::unique_ptr<transfer::RecordSource>> {
+        return std::unique_ptr<transfer::RecordSource>(
+            new transfer::OneRecordSource(target, std::move(bytes)));
+      },
+      options);
+  if (!pushed.ok()) return pushed.status();
+  return build_id;
+}
+
+Result<PushResult> PushBuildRecords(const ControllerClientOptions& client,
+                                    PushBuildRequest request, const PushSourceOpener& open_source,
+                                    const StreamClientOptions& options) {
+  request.stream_id = kStreamId;
+  return RunPush(client, request, open_source, nullptr, options);
 }
 
 std::string PushIdFor(const std::string& origin) {

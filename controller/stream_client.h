@@ -90,6 +90,23 @@ Result<PushResult> PushStream(const ControllerClientOptions& client, const Campa
 Status PushCrashStream(const ControllerClientOptions& client, const std::string& campaign,
                        CrashRequest crash, const StreamClientOptions& options = {});
 
+// Pushes the executable `path` as a build of `campaign` for target `target` and has the
+// controller assign it (pushBuild): the nodes following the campaign's builds move to it.
+// Returns its build id (node::BuildIdOf) once the controller has stored and assigned it.
+// Errors: the file cannot be read or is larger than a stream record; as PushStream's (a
+// campaign of another target: kConflict's message).
+Result<std::string> PushBuildStream(const ControllerClientOptions& client,
+                                    const std::string& campaign, const std::string& target,
+                                    const std::string& path,
+                                    const StreamClientOptions& options = {});
+
+// PushBuildStream's general form: opens `request` (its stream id is set here) and sends the
+// source's records (a good push has one, named by the target). For tests of what the
+// controller refuses.
+Result<PushResult> PushBuildRecords(const ControllerClientOptions& client,
+                                    PushBuildRequest request, const PushSourceOpener& open_source,
+                                    const StreamClientOptions& options = {});
+
 // A push id for what `origin` names (e.g. "host:/absolute/dir"): "push-" and 32 hex digits
 // of its SHA-1, the same every time.
 std::string PushIdFor(const std::string& origin);

@@ -6,9 +6,11 @@
 
 #include <utility>
 
+#include "controller/build_push_sink.h"
 #include "controller/corpus_sources.h"
 #include "controller/crash_source.h"
 #include "controller/record_names.h"
+#include "transfer/one_record_source.h"
 
 namespace pollen::controller {
 namespace {
@@ -18,17 +20,20 @@ Status Logged(const Status& s) {
   return s;
 }
 
+
 }  // namespace
 
 StreamResources::StreamResources(CampaignRegistry* campaigns, CampaignStores* stores,
                                  RegistryDb* db, std::function<int64_t()> now_unix_ms,
-                                 CrashPushSink::ReportFn report_crash, size_t max_report_bytes)
+                                 CrashPushSink::ReportFn report_crash, size_t max_report_bytes,
+                                 const std::string& campaigns_dir)
     : campaigns_(campaigns),
       stores_(stores),
       db_(db),
       now_unix_ms_(std::move(now_unix_ms)),
       report_crash_(std::move(report_crash)),
-      max_report_bytes_(max_report_bytes) {}
+      max_report_bytes_(max_report_bytes),
+      builds_(campaigns_dir) {}
 
 Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
     const std::string& resource, const std::string& resume_after) {
@@ -48,6 +53,7 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
   if (parsed->kind == ParsedResource::Kind::kCrash) {
     return OpenCrash(*campaign, parsed->signature, resume_after);
   }
+  if (parsed->kind == ParsedResource::Kind::kBuild) return OpenBuild(*campaign, resume_after);
   Result<PushedCorpus*> pushed = stores_->Pushed(*campaign, /*create=*/false);
   if (!pushed.ok()) return Logged(pushed.status());
   if (parsed->kind == ParsedResource::Kind::kPushed) {
@@ -96,6 +102,47 @@ std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenPush(
       std::make_unique<PushSink>(*pushed, db_, campaign->name, request.push_id, now_unix_ms_);
   push.resource = PushedResource(campaign->name);
   push.cursor = std::move(cursor).value();
+  return push;
+}
+
+Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenBuild(
+    const CampaignRecord& campaign, const std::string& resume_after) {
+  if (campaign.assigned_build.empty()) {
+    return Status::Error("campaign '" + campaign.name +
+                         "' has no assigned build yet (`pollen nightly` with nodes: cluster, or "
+                         "`pollen build push`, assigns one)");
+  }
+  if (!resume_after.empty() && campaign.target <= resume_after) {
+    return std::unique_ptr<transfer::RecordSource>(new EmptySource());
+  }
+  Result<std::string> bytes = builds_.Read(campaign.name, campaign.assigned_build, campaign.target);
+  if (!bytes.ok()) return Logged(bytes.status());
+  return std::unique_ptr<transfer::RecordSource>(
+      new transfer::OneRecordSource(campaign.target, std::move(bytes).value()));
+}
+
+std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenBuildPush(
+    const PushBuildRequest& request) {
+  const CampaignRecord* campaign = campaigns_->Find(request.campaign);
+  if (campaign != nullptr && campaign->target != request.target) {
+    return ErrorReply{ErrorCode::kConflict, "campaign '" + request.campaign + "' is for target '" +
+                                                campaign->target + "', not '" + request.target +
+                                                "'"};
+  }
+  Push push;
+  push.sink = std::make_unique<BuildPushSink>(
+      request, &builds_, campaign != nullptr ? campaign->assigned_build : "",
+      [this](const PushBuildRequest& r) -> Status {
+        auto assigned = campaigns_->AssignBuild(r.campaign, r.target, r.build_id, now_unix_ms_());
+        if (auto* error = std::get_if<ErrorReply>(&assigned)) {
+          return Logged(Status::Error(error->message));
+        }
+        spdlog::info("campaign '{}': build {} pushed and assigned (nodes following the "
+                     "campaign's builds move to it)",
+                     r.campaign, r.build_id);
+        return Status::Ok();
+      });
+  push.resource = BuildResource(request.campaign);
   return push;
 }
 

@@ -1,7 +1,8 @@
 // What the controller's streams read and write (docs/controller.md, "Streams"): resolves a
 // pull's resource to a record source over the campaign's stores, a push request to a sink
-// into its pushed corpus with the push's resume cursor, and a node's crash push to a sink
-// that reports the crash when complete. No sockets or flow control here
+// into its pushed corpus with the push's resume cursor, a node's crash push to a sink
+// that reports the crash when complete, and a build push to the campaign's builds
+// (controller/build_store.h), assigned when complete. No sockets or flow control here
 // (controller/stream_server.h runs the streams).
 //
 // Thread safety: none; the controller's service thread owns it.
@@ -14,6 +15,7 @@
 #include <string>
 #include <variant>
 
+#include "controller/build_store.h"
 #include "controller/campaign_registry.h"
 #include "controller/campaign_stores.h"
 #include "controller/controller_message.h"
@@ -28,9 +30,10 @@ class StreamResources {
  public:
   // Everything must outlive this object and what it opens. now_unix_ms: the wall clock.
   // report_crash: what a `crash` message would get (RequestHandler::OnCrash).
+  // campaigns_dir: DATA/campaigns, where pushed builds are kept.
   StreamResources(CampaignRegistry* campaigns, CampaignStores* stores, RegistryDb* db,
                   std::function<int64_t()> now_unix_ms, CrashPushSink::ReportFn report_crash,
-                  size_t max_report_bytes);
+                  size_t max_report_bytes, const std::string& campaigns_dir);
 
   // The records of `resource` (controller/record_names.h) whose names follow
   // `resume_after`. Errors, to send to the receiver: an unknown resource, campaign or
@@ -52,7 +55,14 @@ class StreamResources {
   // when the crash is reported, at the end. Errors: none today.
   std::variant<Push, ErrorReply> OpenCrashPush(const PushCrashRequest& request);
 
+  // The sink of a build push. Errors, to reply with: kConflict (the campaign is for another
+  // target).
+  std::variant<Push, ErrorReply> OpenBuildPush(const PushBuildRequest& request);
+
  private:
+  // build/<campaign>: the assigned build, one record named by the target.
+  Result<std::unique_ptr<transfer::RecordSource>> OpenBuild(const CampaignRecord& campaign,
+                                                            const std::string& resume_after);
   // crash/<campaign>/<signature> of the campaign's current build.
   Result<std::unique_ptr<transfer::RecordSource>> OpenCrash(const CampaignRecord& campaign,
                                                             const std::string& signature,
@@ -64,6 +74,7 @@ class StreamResources {
   std::function<int64_t()> now_unix_ms_;
   CrashPushSink::ReportFn report_crash_;
   size_t max_report_bytes_;
+  BuildStore builds_;
 };
 
 }  // namespace pollen::controller

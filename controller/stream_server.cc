@@ -165,6 +165,15 @@ std::optional<ErrorReply> StreamServer::OnPushCrash(const std::string& routing_i
                    now_ms, [&] { return resources_->OpenCrashPush(request); });
 }
 
+std::optional<ErrorReply> StreamServer::OnPushBuild(const std::string& routing_id,
+                                                    uint64_t request_id,
+                                                    const PushBuildRequest& request,
+                                                    uint64_t now_ms) {
+  return StartPush(routing_id, request_id, request.stream_id,
+                   "build " + request.build_id + " of campaign " + request.campaign, now_ms,
+                   [&] { return resources_->OpenBuildPush(request); });
+}
+
 std::optional<ErrorReply> StreamServer::StartPush(
     const std::string& routing_id, uint64_t request_id, uint64_t stream_id,
     const std::string& what, uint64_t now_ms,

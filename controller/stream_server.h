@@ -72,6 +72,10 @@ class StreamServer {
   std::optional<ErrorReply> OnPushCrash(const std::string& routing_id, uint64_t request_id,
                                         const PushCrashRequest& request, uint64_t now_ms);
 
+  // A build push: the same, into a BuildPushSink.
+  std::optional<ErrorReply> OnPushBuild(const std::string& routing_id, uint64_t request_id,
+                                        const PushBuildRequest& request, uint64_t now_ms);
+
   // Sends what the pulls' credit allows. True when something waits for room in a peer's
   // queue: call again soon.
   bool Pump();

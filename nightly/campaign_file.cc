@@ -217,9 +217,15 @@ Result<NightlyCampaign> ParseDocument(const FieldErrors& errors, const YAML::Nod
     Status options = ParseOptions(errors, root["options"], &out);
     if (!options.ok()) return options;
   }
-  if (root["nodes"]) {
+  if (root["nodes"] && root["nodes"].IsScalar() && root["nodes"].Scalar() == "cluster") {
+    out.cluster = true;
+  } else if (root["nodes"]) {
     Result<uint64_t> nodes = Number(errors, root["nodes"], "nodes", 1, 256);
-    if (!nodes.ok()) return nodes.status();
+    if (!nodes.ok()) {
+      return Status::Error(nodes.status().message() +
+                           " (a number of local nodes, or `cluster`: the nodes that follow the "
+                           "campaign's builds)");
+    }
     out.nodes = static_cast<uint32_t>(*nodes);
   }
   if (root["notify"]) {

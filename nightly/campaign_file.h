@@ -6,14 +6,14 @@
 //   target: json_fuzzer           # the target's name (default: builds.fuzz's file name)
 //   builds:
 //     fuzz: out/fuzzer            # the Pollen fuzzing build (required)
-//     coverage: out/fuzzer-cov    # -fprofile-instr-generate -fcoverage-mapping
-//     (optional)
-//   seeds: [seeds]                # seed directories for the first night
-//   (optional) dictionary: fuzz.dict         # (optional) options: {max_len:
-//   4096, timeout: 10, rss_limit_mb: 2048} budget: 30m                   #
-//   fuzzing time per night: 90s, 30m, 2h or seconds nodes: 2 # `pollen node`
-//   processes the night runs workers: 1                    # worker processes
-//   per node; 0 = one per core
+//     coverage: out/fuzzer-cov    # (optional) -fprofile-instr-generate -fcoverage-mapping
+//   seeds: [seeds]                # (optional) seed directories for the first night
+//   dictionary: fuzz.dict         # (optional)
+//   options: {max_len: 4096, timeout: 10, rss_limit_mb: 2048}
+//   budget: 30m                   # fuzzing time per night: 90s, 30m, 2h or seconds
+//   nodes: 2                      # `pollen node` processes the night runs, or `cluster`:
+//                                 # the nodes following the campaign's builds
+//   workers: 1                    # worker processes per node; 0 = one per core
 //
 // Relative paths are relative to the file's directory. Every error names the
 // file, the line and the field: "nightly.yaml:4: builds.fuzz: ...". Unknown
@@ -42,6 +42,10 @@ struct NightlyCampaign {
   uint32_t rss_limit_mb = 2048;
   uint64_t budget_s = 0;
   uint32_t nodes = 1;
+  // `nodes: cluster`: the night pushes its build to the controller, which assigns it to the
+  // nodes that follow the campaign's builds (`pollen node --follow-builds`, e.g. the
+  // StatefulSet), and waits the budget; no local nodes.
+  bool cluster = false;
   uint32_t workers = 1;
   std::string webhook;  // "" when none
   uint32_t webhook_timeout_s = 10;

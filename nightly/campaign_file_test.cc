@@ -56,6 +56,21 @@ TEST(CampaignFileTest, DefaultsFillWhatIsLeftOut) {
   EXPECT_EQ(c->max_len, 0u);
 }
 
+TEST(CampaignFileTest, NodesClusterMeansTheNodesFollowingTheCampaignsBuilds) {
+  Result<NightlyCampaign> c =
+      ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: cluster\n", "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->cluster);
+  Result<NightlyCampaign> local =
+      ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: 2\n", "c.yaml");
+  ASSERT_TRUE(local.ok());
+  EXPECT_FALSE(local->cluster);
+  Result<NightlyCampaign> bad =
+      ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: clusters\n", "c.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("or `cluster`"), std::string::npos) << bad.status().message();
+}
+
 // Each bad file gets an error that names the file, the line and the field.
 TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
   struct Case {

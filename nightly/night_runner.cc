@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "controller/client_queries.h"
 #include "controller/record_names.h"
 #include "controller/safe_name.h"
 #include "controller/stream_client.h"
+#include "engine/clock.h"
 #include "nightly/cleanse.h"
 #include "nightly/coverage_report.h"
 #include "nightly/crash_ledger.h"
@@ -99,6 +101,17 @@ class Night {
   Status Carry();
   Status Cleanse();
   Result<bool> Fuzz();  // false: interrupted
+  // Fuzz with `nodes: cluster`: the build pushed and assigned, the carried corpus and the
+  // seeds pushed, then the budget waited out. False: interrupted.
+  Result<bool> FuzzOnCluster();
+  // Pushes the files of `dir` into the campaign's pushed inputs (resumable by `what`).
+  Status PushInputs(const fs::path& dir, const std::string& what);
+  // Whether node status `n` counts for tonight: a local node of this night, or on the
+  // cluster a node of tonight's build.
+  bool Tonight(const controller::NodeStatus& n) const {
+    return o_.campaign.cluster ? n.build_id == s_.build_id
+                               : n.node_id.rfind(NodeIdPrefix(), 0) == 0;
+  }
   Status Merge();
   Status Coverage();
   Result<NightResult> Report();
@@ -106,6 +119,7 @@ class Night {
   // The campaign as the controller knows it; nullopt when it does not (no node joined it
   // yet). Errors: the controller's (unreachable: the step is run again on resume).
   Result<std::optional<controller::CampaignSummary>> Campaign();
+  Result<bool> EndFuzz();  // the checks after the fuzzing, either way; the step done
   std::string NodeIdPrefix() const { return "nightly-" + s_.campaign + "-" + s_.night + "-"; }
 
   const NightOptions& o_;
@@ -247,7 +261,95 @@ Status Night::Cleanse() {
   return Save();
 }
 
+Status Night::PushInputs(const fs::path& dir, const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::Ok();
+  controller::StreamClientOptions stream;
+  stream.connect_timeout_ms = o_.request_timeout_ms;
+  stream.should_stop = o_.should_stop;
+  Result<controller::PushResult> pushed = controller::PushStream(
+      o_.client, {s_.campaign, ""},
+      controller::PushIdFor("nightly:" + s_.campaign + ":" + s_.night + ":" + what),
+      [&](const std::string& resume_after) -> Result<std::unique_ptr<transfer::RecordSource>> {
+        Result<std::unique_ptr<transfer::DirectorySource>> source =
+            transfer::DirectorySource::Open(dir.string(), resume_after, o_.client.limits.stream);
+        if (!source.ok()) return source.status();
+        return std::unique_ptr<transfer::RecordSource>(std::move(source).value());
+      },
+      nullptr, stream);
+  if (!pushed.ok()) return pushed.status();
+  spdlog::info("fuzz: {} inputs of {} pushed to the cluster's nodes", pushed->counters.records,
+               what);
+  return Status::Ok();
+}
+
+Result<bool> Night::FuzzOnCluster() {
+  const NightlyCampaign& c = o_.campaign;
+  const uint64_t budget = c.budget_s;
+  if (s_.fuzz.elapsed_s == 0) {
+    // Pushed again on resume: the same bytes are the same build, assigned once more.
+    controller::StreamClientOptions stream;
+    stream.connect_timeout_ms = o_.request_timeout_ms;
+    stream.should_stop = o_.should_stop;
+    Result<std::string> id =
+        controller::PushBuildStream(o_.client, s_.campaign, TargetName(c), c.fuzz_build, stream);
+    if (!id.ok()) return id.status();  // the controller's or the file's: run the night again
+    spdlog::info("fuzz: build {} assigned to the nodes following campaign {}", *id, s_.campaign);
+    // The nodes of the new build run what earlier builds found, and the seeds.
+    if (Status st = PushInputs(dir_ / "carried", "carried"); !st.ok()) return st;
+    for (size_t i = 0; i < c.seeds.size(); i++) {
+      if (Status st = PushInputs(c.seeds[i], "seeds" + std::to_string(i)); !st.ok()) return st;
+    }
+    s_.fuzz.runs++;
+  }
+  spdlog::info("fuzz: the cluster's nodes fuzz build {} for {} s", s_.build_id,
+               budget - s_.fuzz.elapsed_s);
+  uint64_t last_save = engine::MonotonicMs();
+  uint64_t last_tick = last_save;
+  while (s_.fuzz.elapsed_s < budget) {
+    if (o_.should_stop && o_.should_stop()) {
+      Status saved = Save();
+      if (!saved.ok()) return saved;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const uint64_t now = engine::MonotonicMs();
+    if (now - last_tick >= 1000) {
+      s_.fuzz.elapsed_s += (now - last_tick) / 1000;
+      last_tick += (now - last_tick) / 1000 * 1000;
+    }
+    if (now - last_save >= 5000) {  // a killed night resumes with what is left
+      last_save = now;
+      (void)Save();
+    }
+  }
+  s_.fuzz.elapsed_s = std::min(budget, s_.fuzz.elapsed_s);
+  // The nodes are the cluster's: those of tonight's build that the controller lost died.
+  Result<controller::StatusReply> status = client_.Call<controller::StatusReply>(
+      controller::StatusRequest{s_.campaign}, o_.request_timeout_ms);
+  if (!status.ok()) return status.status();
+  s_.fuzz.nodes_started = 0;
+  s_.fuzz.nodes_died = 0;
+  s_.fuzz.node_failures.clear();
+  for (const controller::NodeStatus& n : status->nodes) {
+    if (!Tonight(n)) continue;
+    s_.fuzz.nodes_started++;
+    if (n.state == controller::NodeState::kLost) {
+      s_.fuzz.nodes_died++;
+      s_.fuzz.node_failures.push_back("node " + n.node_id + ": lost by the controller (no "
+                                      "heartbeat for " +
+                                      std::to_string(n.last_heartbeat_age_ms / 1000) + " s)");
+    }
+  }
+  return true;
+}
+
 Result<bool> Night::Fuzz() {
+  if (o_.campaign.cluster) {
+    Result<bool> fuzzed = FuzzOnCluster();
+    if (!fuzzed.ok() || !*fuzzed) return fuzzed;
+    return EndFuzz();
+  }
   StopLeftoverNodes(s_.fuzz.pids, NodeIdPrefix());
   const uint64_t budget = o_.campaign.budget_s;
   if (s_.fuzz.elapsed_s < budget) {
@@ -321,6 +423,10 @@ Result<bool> Night::Fuzz() {
     for (const NodeEnd& end : run->ends)
       fs::remove_all(dir_ / "nodes" / std::to_string(end.index), ec);
   }
+  return EndFuzz();
+}
+
+Result<bool> Night::EndFuzz() {
   if (s_.fuzz.nodes_died * 2 > s_.fuzz.nodes_started) {
     s_.problems.push_back(std::to_string(s_.fuzz.nodes_died) + " of " +
                           std::to_string(s_.fuzz.nodes_started) + " nodes died (" +
@@ -338,10 +444,16 @@ Result<bool> Night::Fuzz() {
     }
   }
   s_.fuzz.registered = registered;
+  if (registered && o_.campaign.cluster && s_.fuzz.nodes_started == 0) {
+    registered = s_.fuzz.registered = false;  // assigned by the push, fuzzed by nobody
+  }
   if (!registered) {
-    s_.problems.push_back("no node of build " + s_.build_id +
-                          " registered with the controller: see the nodes' logs in " +
-                          (dir_ / "nodes").string());
+    s_.problems.push_back(
+        "no node of build " + s_.build_id + " registered with the controller: " +
+        (o_.campaign.cluster ? std::string("are nodes following campaign ") + s_.campaign +
+                                   " (pollen node --follow-builds --campaign=" + s_.campaign +
+                                   ") running? See their logs"
+                             : "see the nodes' logs in " + (dir_ / "nodes").string()));
     s_.merge.done = s_.coverage.done = true;  // nothing to merge or measure
     s_.merge.error = s_.coverage.error = "no node registered";
   }
@@ -402,7 +514,7 @@ Result<uint64_t> Night::Executions() {
   if (!status.ok()) return status.status();
   uint64_t executions = 0;
   for (const controller::NodeStatus& n : status->nodes) {
-    if (n.node_id.rfind(NodeIdPrefix(), 0) == 0) executions += n.stats.executions;
+    if (Tonight(n)) executions += n.stats.executions;
   }
   return executions;
 }

@@ -30,6 +30,9 @@ namespace pollen::node {
   X(uint32_t, delta_every, 3, "seconds between coverage deltas")                               \
   X(uint32_t, digest_every, 10, "seconds between digest pages of this node's own inputs")      \
   X(uint32_t, controller_every, 2, "seconds between heartbeats to the controller")             \
+  X(bool, follow_builds, false,                                                                \
+    "fuzz the build the controller assigns to --campaign (no TARGET: it is pulled into "       \
+    "WORKDIR/builds), and move to each new one (docs/nightly.md)")                             \
   X(std::string, http, "", ops::kHttpFlagHelp)
 
 struct ClusterOptions {

@@ -435,6 +435,13 @@ void ControllerSession::Heartbeat(bool leaving) {
     spdlog::warn("stopped by the controller (pollen stop {})", campaign);
     stop_requested_.store(true, std::memory_order_release);
   }
+  if (options_.follow_builds && !answer->assigned_build.empty() &&
+      answer->assigned_build != options_.registration.build_id && !build_changed_.load()) {
+    spdlog::info("controller: campaign {} now fuzzes build {}: this node moves to it",
+                 options_.registration.campaign, answer->assigned_build);
+    build_changed_.store(true, std::memory_order_release);
+    stop_requested_.store(true, std::memory_order_release);
+  }
 }
 
 bool ControllerSession::FitsInMessage(const controller::CrashRequest& crash) const {

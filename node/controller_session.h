@@ -79,6 +79,10 @@ struct ControllerSessionOptions {
   int stream_connect_timeout_ms = 10000;
   int stream_idle_timeout_ms = 30000;
   uint64_t pull_retry_ms = 10000;  // after a failed pull
+  // The node follows the campaign's builds (`pollen node --follow-builds`): a heartbeat
+  // reply naming another assigned build than this node's asks for a stop, as a stopped
+  // campaign does, and build_changed() says why.
+  bool follow_builds = false;
 };
 
 // An input pulled from the controller, for the coordinator.
@@ -156,6 +160,9 @@ class ControllerSession {
 
   // The controller said the campaign is stopped (at registration or in a heartbeat reply).
   bool stop_requested() const { return stop_requested_.load(std::memory_order_acquire); }
+  // With follow_builds: the controller assigned another build to the campaign (the stop
+  // asked for is a move to it, not a stopped campaign).
+  bool build_changed() const { return build_changed_.load(std::memory_order_acquire); }
   // Signatures the controller asked this node to minimize and report again, not yet taken.
   std::vector<std::string> TakeMinimizeRequests();
   // Whether the node registered again after the controller had forgotten it (its registry
@@ -215,6 +222,7 @@ class ControllerSession {
   const ControllerClientFactory connect_;
   std::thread thread_;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> build_changed_{false};
 
   mutable std::mutex mu_;
   std::condition_variable wake_;      // the thread: work came, or Stop

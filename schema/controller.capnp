@@ -73,6 +73,14 @@ struct ControllerMessage {
     # reports/<campaign>[/<night>|/latest] (docs/nightly.md); answered by reportStored.
     putReport @29 :PutReport;
     reportStored @30 :ReportStored;
+
+    # Developer host (`pollen nightly`, `pollen build push`) -> controller: "I want to push
+    # a build of `campaign` and assign it": answered by the controller's stream open, then
+    # one record named by the target holding the executable; when the stream is complete
+    # and the bytes match the build id, the build is stored, added to the campaign (created
+    # if new) and assigned: nodes that follow the campaign's builds (`pollen node
+    # --follow-builds`) pull it as build/<campaign> and fuzz it (docs/nightly.md).
+    pushBuild @31 :PushBuild;
   }
 }
 
@@ -171,6 +179,13 @@ struct PushCorpus {
   streamId @2 :UInt64;          # the id the controller's open will carry
 }
 
+struct PushBuild {
+  campaign @0 :Text;            # a campaign name (created by the push when new)
+  target @1 :Text;              # the campaign's target (a node's target name)
+  buildId @2 :Text;             # 16 hex digits of the SHA-1 of the executable
+  streamId @3 :UInt64;          # the id the controller's open will carry
+}
+
 struct ReportFile {
   name @0 :Text;                # [A-Za-z0-9._-], 1-64 bytes: report.json, report.md, ...
   data @1 :Data;
@@ -213,6 +228,8 @@ struct HeartbeatReply {
   minimize @1 :List(Text);      # signatures to minimize and report again (minimized)
   pushedSeq @2 :UInt64;         # inputs pushed to the campaign so far: pull "pushed/<campaign>"
                                 # after your cursor when it grew
+  assignedBuild @3 :Text;       # the build assigned to the campaign (pushBuild), "" if none:
+                                # a node following the builds moves to it when it differs
 }
 
 struct InputsAccepted {
@@ -243,6 +260,7 @@ struct CampaignSummary {
   createdUnixMs @6 :Int64;
   nodesAlive @7 :UInt32;
   nodesLost @8 :UInt32;
+  assignedBuild @9 :Text;       # the build nodes following the campaign fuzz, "" if none
 }
 
 struct CampaignList {
@@ -350,6 +368,7 @@ struct CampaignRecord {
   options @4 :Text;
   stopped @5 :Bool;
   createdUnixMs @6 :Int64;
+  assignedBuild @7 :Text;       # the last build pushed (pushBuild), "" if none
 }
 
 struct NodeRecord {

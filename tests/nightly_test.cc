@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/sha1.h"
 #include "tests/http_receiver.h"
 #include "tests/test_util.h"
 
@@ -211,6 +212,74 @@ TEST_F(NightlyTest, ThreeNightsFindABugSeeItFixedAndFindANewOne) {
   CommandResult again = RunNight(file, "2026-11-03", 3);
   EXPECT_EQ(again.exit_code, 1) << again.output;
   EXPECT_THAT(again.output, HasSubstr(ReadFile(NightDir("nv", "2026-11-03") + "/report.md")));
+}
+
+TEST_F(NightlyTest, NightsOnTheClusterMoveTheFollowingNodesToEachNightsBuild) {
+  // `nodes: cluster`: the nights start no node; two nodes following the campaign's builds
+  // (a StatefulSet's, here processes) fuzz whatever build the night pushes.
+  const std::string file = dir_ + "/nc.yaml";
+  WriteFile(file, "campaign: nc\ntarget: nightly_fuzzer\nbuilds:\n  fuzz: " + Build(1) +
+                      "\n  coverage: " + CoverageBuild(1) +
+                      "\nseeds: seeds\nbudget: 8s\nnodes: cluster\n");
+  std::vector<std::unique_ptr<Background>> nodes;
+  for (int i = 0; i < 2; i++) {
+    nodes.push_back(std::make_unique<Background>(std::vector<std::string>{
+        PollenBin(), "node", "--follow-builds", "--campaign=nc", "--controller=" + endpoint_,
+        "--insecure-plaintext", "--controller-every=1", "--keep-going", "--workers=1",
+        "--node-id=follower-" + std::to_string(i), "--workdir=" + dir_ + "/f" + std::to_string(i)}));
+  }
+  for (auto& n : nodes) {
+    ASSERT_TRUE(n->WaitForOutput("has no assigned build yet", 30)) << n->output();
+  }
+  auto build_id = [](const std::string& path) {  // node::BuildIdOf
+    const std::string bytes = ReadFile(path);
+    return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
+        .substr(0, 16);
+  };
+  const std::string id1 = build_id(Build(1)), id2 = build_id(Build(2));
+
+  // Night 1: the nodes move to build 1 and find bug A.
+  CommandResult n1 = RunNight(file, "2026-11-01", 1);
+  ASSERT_EQ(n1.exit_code, 1) << n1.output;
+  nlohmann::json r1 = ReadJson(NightDir("nc", "2026-11-01") + "/report.json");
+  ASSERT_EQ(r1["new_crashes"].size(), 1u) << r1.dump(2);
+  EXPECT_THAT(r1["new_crashes"][0]["stack"].dump(), HasSubstr("BugA"));
+  EXPECT_GT(r1["fuzzing"]["executions"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(fs::exists(NightDir("nc", "2026-11-01") + "/nodes")) << "no local node";
+  for (auto& n : nodes) {
+    n->ReadFor(0);
+    EXPECT_THAT(n->output(), HasSubstr("fuzzing build " + id1));
+  }
+
+  // Night 2: A fixed; the nodes moved to build 2, running what they had (and the carried
+  // corpus, pushed) on it.
+  CommandResult n2 = RunNight(file, "2026-11-02", 2);
+  ASSERT_EQ(n2.exit_code, 0) << n2.output;
+  nlohmann::json r2 = ReadJson(NightDir("nc", "2026-11-02") + "/report.json");
+  ASSERT_EQ(r2["fixed_crashes"].size(), 1u) << r2.dump(2);
+  EXPECT_TRUE(r2["new_crashes"].empty()) << r2.dump(2);
+  EXPECT_GT(r2["corpus"]["carried_entries"].get<uint64_t>(), 1u);
+  for (auto& n : nodes) {
+    ASSERT_TRUE(n->WaitForOutput("fuzzing build " + id2, 30)) << n->output();
+    EXPECT_THAT(n->output(), HasSubstr("this node moves to it"));
+    EXPECT_THAT(n->output(), HasSubstr("its entries run again"));
+  }
+  // Only the build fuzzed now is kept.
+  std::vector<std::string> kept;
+  for (const auto& e : fs::directory_iterator(dir_ + "/f0/builds")) {
+    kept.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(kept, std::vector<std::string>{id2});
+
+  // Night 3 with no node following: it says so and fails (exit code 3), bug B or not.
+  for (auto& n : nodes) {
+    kill(n->pid(), SIGTERM);
+    CommandResult end = n->Wait(60);
+    EXPECT_EQ(end.exit_code, 0) << end.output;
+  }
+  CommandResult n3 = RunNight(file, "2026-11-03", 3);
+  EXPECT_EQ(n3.exit_code, 3) << n3.output;
+  EXPECT_THAT(n3.output, HasSubstr("are nodes following campaign nc"));
 }
 
 TEST_F(NightlyTest, ANightKilledWhileFuzzingResumesAndEndsWithTheSameFindings) {

@@ -226,6 +226,19 @@ if (overlay === "prod" || overlay === "monitoring") {
 }
 if (overlay === "monitoring" && byKind("ServiceMonitor").length === 0) problems.push("no ServiceMonitor");
 if (overlay === "nightly" && !named("CronJob", "pollen-nightly")) problems.push("no CronJob pollen-nightly");
+// The nightly's nodes follow the campaign's builds, and its campaign file names their campaign.
+if (overlay === "nightly") {
+  const args = node?.spec.template.spec.containers[0].args ?? [];
+  if (!args.includes("--follow-builds") || args.includes("/target/fuzzer")) {
+    fail(node, "nightly nodes do not follow the campaign's builds");
+  }
+  const env = byKind("ConfigMap").find((c) => c.metadata.name.startsWith("pollen-campaign"));
+  const files = byKind("ConfigMap").find((c) => c.metadata.name.startsWith("pollen-nightly-campaigns"));
+  const campaign = /^campaign:\s*(\S+)/m.exec(files?.data?.["campaign.yaml"] ?? "")?.[1];
+  if (!campaign || campaign !== env?.data?.POLLEN_CAMPAIGN) {
+    problems.push(`the nightly's campaign '${campaign}' is not the nodes' POLLEN_CAMPAIGN '${env?.data?.POLLEN_CAMPAIGN}'`);
+  }
+}
 
 for (const p of problems) console.log(`${overlay}: ${p}`);
 console.log(`${overlay}: ${objects.length} objects, ${problems.length} problem(s)`);
