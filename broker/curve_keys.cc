@@ -125,4 +125,13 @@ void WarnIfKeyExposed(const std::string& path) {
   }
 }
 
+std::string SecretKeyFile(const std::string& prefix_or_file) {
+  const std::string suffix = ".key";
+  if (prefix_or_file.size() > suffix.size() &&
+      prefix_or_file.compare(prefix_or_file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return prefix_or_file;
+  }
+  return prefix_or_file + suffix;
+}
+
 }  // namespace pollen::broker

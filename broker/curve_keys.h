@@ -33,6 +33,11 @@ Result<std::string> ReadPublicKey(const std::string& path);
 // The pair from a .key file (the public half derived from the secret).
 Result<CurveKeyPair> ReadSecretKey(const std::string& path);
 
+// The secret key file a --key flag names: PREFIX.key for a PREFIX (as `pollen keygen`
+// writes), or the file itself when it already ends in ".key" (Kubernetes manifests name
+// the mounted file).
+std::string SecretKeyFile(const std::string& prefix_or_file);
+
 // Logs a warning when users outside the file's owner and group may read the secret key file
 // `path`, or its group may write it. Group read is fine: Kubernetes gives a Secret to a
 // non-root container through the pod's fsGroup (mode 0440, group fsGroup).

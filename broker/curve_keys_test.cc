@@ -77,5 +77,12 @@ TEST(CurveKeysTest, AuthorizedDirectoryMapsKeysToNames) {
               HasSubstr("cannot read authorised keys directory"));
 }
 
+TEST(CurveKeysTest, AKeyFlagNamesAPrefixOrTheKeyFileItself) {
+  EXPECT_EQ(SecretKeyFile("keys/node"), "keys/node.key");
+  EXPECT_EQ(SecretKeyFile("/keys/operator.key"), "/keys/operator.key");  // the manifests' form
+  EXPECT_EQ(SecretKeyFile("keys/node.pub"), "keys/node.pub.key");
+  EXPECT_EQ(SecretKeyFile(".key"), ".key.key");  // a prefix that is only the suffix
+}
+
 }  // namespace
 }  // namespace pollen::broker

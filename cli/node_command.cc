@@ -100,8 +100,7 @@ struct NodeKeys {
 
 Result<NodeKeys> ReadNodeKeys(const node::ClusterOptions& cluster) {
   NodeKeys keys;
-  std::string key_file = cluster.key;
-  if (key_file.size() < 4 || key_file.compare(key_file.size() - 4, 4, ".key") != 0) key_file += ".key";
+  const std::string key_file = broker::SecretKeyFile(cluster.key);
   auto own = broker::ReadSecretKey(key_file);
   if (!own.ok()) {
     return Status::Error(own.status().message() + " (make it with: pollen keygen " + cluster.key + ")");

@@ -186,7 +186,7 @@ Result<ControllerClientOptions> ClientOptionsFromKeyFiles(const std::string& con
                                                           const std::string& controller_pub) {
   ControllerClientOptions options;
   options.controller = controller;
-  auto keys = broker::ReadSecretKey(key_prefix + ".key");
+  auto keys = broker::ReadSecretKey(broker::SecretKeyFile(key_prefix));
   if (!keys.ok()) return keys.status();
   auto server = broker::ReadPublicKey(controller_pub);
   if (!server.ok()) return server.status();

@@ -36,7 +36,8 @@ struct ControllerClientOptions {
   ControllerLimits limits;
 };
 
-// Options with keys read from files: PREFIX.key (pollen keygen PREFIX) and the
+// Options with keys read from files: PREFIX.key (pollen keygen PREFIX; a key_prefix that
+// already ends in ".key" is the file itself, as a Kubernetes manifest names it) and the
 // controller's .pub file. Errors name the file that cannot be read.
 Result<ControllerClientOptions> ClientOptionsFromKeyFiles(const std::string& controller,
                                                           const std::string& key_prefix,

@@ -133,6 +133,17 @@ class Box:
         self.ips = {}   # pod name -> ip (kept across restarts)
         self.rootfs = self.make_rootfs()
 
+    def make_target(self, fuzzer):
+        """The target image's /target: `fuzzer` as /target/fuzzer, a seed, an empty dictionary."""
+        self.target_dir = os.path.join(self.work, "target")
+        os.makedirs(os.path.join(self.target_dir, "seeds"))
+        shutil.copy(fuzzer, os.path.join(self.target_dir, "fuzzer"))
+        open(os.path.join(self.target_dir, "fuzzer.dict"), "w").close()
+        with open(os.path.join(self.target_dir, "seeds", "seed"), "w") as f:
+            f.write("hello")
+        for root_dir, dirs, files in os.walk(self.target_dir):
+            os.chmod(root_dir, 0o755)
+
     def named(self, kind, name):
         for o in self.objects:
             if o["kind"] == kind and o["metadata"]["name"] == name:
@@ -142,7 +153,9 @@ class Box:
     def make_rootfs(self):
         """The read-only root every pod sees: /usr from the host, pollen, mount points."""
         r = os.path.join(self.work, "rootfs")
-        for d in ["usr", "proc", "dev", "tmp", "etc", "pollen", "keys", "data", "target"]:
+        # The mount points of the manifests (a container runtime makes those it lacks).
+        for d in ["usr", "proc", "dev", "tmp", "etc", "pollen", "keys", "data", "target", "campaigns",
+                  "state"]:
             os.makedirs(os.path.join(r, d), exist_ok=True)
         self.top_dirs = []  # of a system without merged /usr: bound into each pod
         for link in ["bin", "sbin", "lib", "lib64"]:
@@ -172,7 +185,8 @@ class Box:
         return "\n".join(lines) + "\n"
 
     def start(self, workload, ordinal=None):
-        """Starts the pod of `workload` (a StatefulSet's pod `ordinal`)."""
+        """Starts the pod of `workload` (a StatefulSet's pod `ordinal`; a Job's pod: a
+        workload whose spec.template is the Job's)."""
         name = workload["metadata"]["name"] + (f"-{ordinal}" if ordinal is not None else "")
         if name not in self.ips:
             _, self.ips[name] = self.net.add(name)
@@ -209,6 +223,23 @@ class Box:
                     os.chmod(d, 0o755)
             elif "emptyDir" in v:
                 os.chmod(vdir, 0o1777)
+            elif "configMap" in v:
+                cm = self.named("ConfigMap", v["configMap"]["name"])
+                if cm is None:
+                    fail(f"{name}: no ConfigMap {v['configMap']['name']}")
+                for key, value in cm.get("data", {}).items():
+                    path = os.path.join(vdir, key)
+                    with open(path, "w") as f:
+                        f.write(value)
+                    os.chmod(path, v["configMap"].get("defaultMode", 0o644))
+                os.chmod(vdir, 0o755)
+            elif "persistentVolumeClaim" in v:  # a volume that outlives the pod
+                shutil.rmtree(vdir)
+                vdir = os.path.join(self.work, "claims", v["persistentVolumeClaim"]["claimName"])
+                if not os.path.isdir(vdir):
+                    os.makedirs(vdir)
+                    os.chown(vdir, 0, fs_group or 0)
+                    os.chmod(vdir, 0o2775)
             volumes[v["name"]] = vdir
         for t in workload["spec"].get("volumeClaimTemplates", []):
             vdir = os.path.join(self.work, "claims", f"{t['metadata']['name']}-{name}")
@@ -263,7 +294,7 @@ class Box:
         proc = subprocess.Popen(["ip", "netns", "exec", ns, "unshare", "--mount", "--propagation", "private",
                                  "sh", "-c", script], stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-        http = next(p["containerPort"] for p in c["ports"] if p["name"] == "http")
+        http = next((p["containerPort"] for p in c.get("ports", []) if p["name"] == "http"), None)
         self.pods[name] = {"proc": proc, "ip": self.ips[name], "ns": ns, "workload": workload,
                            "log": os.path.join(pod_dir, "log"), "http": http,
                            "grace": spec.get("terminationGracePeriodSeconds", 30),
@@ -294,12 +325,29 @@ class Box:
             p["proc"].wait()
             fail(f"{name} did not stop within its grace period of {p['grace']} s")
 
+    def stop_all(self, names):
+        """Stops each pod as Kubernetes would; each must exit 0 (a graceful drain)."""
+        for n in names:
+            code = self.stop(n)
+            if code != 0:
+                fail(f"{n} exited {code} after SIGTERM:\n{self.output(n)[-2000:]}")
+
     def close(self):
         for p in self.pods.values():
             if p["proc"].poll() is None:
                 p["proc"].kill()
                 p["proc"].wait()
         self.net.close()
+
+
+def dispose(box, work):
+    """Kills what is left of the box and removes `work` (kept with POLLEN_KEEP_BOX=1)."""
+    if box is not None:
+        box.close()
+    if os.environ.get("POLLEN_KEEP_BOX"):
+        print(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def corpus(data_dir):
@@ -313,7 +361,32 @@ def corpus(data_dir):
     return entries
 
 
-def main():
+def render(work, overlay, changes, files=None):
+    """k8s/ copied into `work` with the keys of `overlay` made, and an overlay "box" over it
+    whose kustomization adds `changes` (YAML text) and `files` (name -> text): returns the
+    copy's path and the rendered objects."""
+    k8s = os.path.join(work, "k8s")
+    shutil.copytree(os.path.join(ROOT, "k8s"), k8s, ignore=shutil.ignore_patterns("keys"))
+    sh("bash", os.path.join(k8s, "make-keys.sh"), os.path.join(k8s, "overlays", overlay),
+       env=dict(os.environ, POLLEN=POLLEN))
+    box_overlay = os.path.join(k8s, "overlays", "box")
+    os.makedirs(box_overlay)
+    with open(os.path.join(box_overlay, "kustomization.yaml"), "w") as f:
+        f.write(f"bases:\n- ../{overlay}\n" + changes)
+    for name, text in (files or {}).items():
+        with open(os.path.join(box_overlay, name), "w") as f:
+            f.write(text)
+    rendered = sh("kubectl", "kustomize", box_overlay).stdout
+    objects = json.loads(sh("/usr/bin/python3", "-c",
+                            "import sys, json, yaml; print(json.dumps([o for o in yaml.safe_load_all(sys.stdin) if o]))",
+                            input=rendered).stdout)
+    kinds = sorted({o["kind"] for o in objects})
+    print(f"rendered {overlay} overlay: {len(objects)} objects ({', '.join(kinds)})")
+    return k8s, objects
+
+
+def preflight(files):
+    """Skips without root or network namespaces; clears what killed runs left; checks `files`."""
     if os.geteuid() != 0:
         skip("needs root: network namespaces (ip netns) and mounts")
     for tool in ["ip", "unshare", "chroot", "kubectl"]:
@@ -341,41 +414,26 @@ def main():
     if probe.returncode != 0:
         skip(f"network namespaces do not work here: {probe.stderr.strip()}")
     sh("ip", "netns", "del", f"{PREFIX}-probe")
-    for f in [POLLEN, TARGET]:
+    for f in files:
         if not os.access(f, os.X_OK):
             fail(f"{f} missing: build first")
 
+
+
+def main():
+    preflight([POLLEN, TARGET])
     work = tempfile.mkdtemp(prefix="cluster_in_a_box.")
     os.chmod(work, 0o755)
     box = None
     try:
         # Render the dev overlay as an operator would, with the campaign set for this box.
-        k8s = os.path.join(work, "k8s")
-        shutil.copytree(os.path.join(ROOT, "k8s"), k8s, ignore=shutil.ignore_patterns("keys"))
-        sh("bash", os.path.join(k8s, "make-keys.sh"), os.path.join(k8s, "overlays", "dev"),
-           env=dict(os.environ, POLLEN=POLLEN))
-        box_overlay = os.path.join(k8s, "overlays", "box")
-        os.makedirs(box_overlay)
-        with open(os.path.join(box_overlay, "kustomization.yaml"), "w") as f:
-            f.write("bases:\n- ../dev\nconfigMapGenerator:\n- name: pollen-campaign\n  behavior: merge\n"
-                    "  literals:\n  - POLLEN_CAMPAIGN=box\n  - POLLEN_MAX_LEN=1024\n"
-                    "  - POLLEN_DELTA_EVERY=1\n  - POLLEN_DIGEST_EVERY=2\n")
-        rendered = sh("kubectl", "kustomize", box_overlay).stdout
-        objects = json.loads(sh("/usr/bin/python3", "-c",
-                                "import sys, json, yaml; print(json.dumps([o for o in yaml.safe_load_all(sys.stdin) if o]))",
-                                input=rendered).stdout)
-        kinds = sorted({o["kind"] for o in objects})
-        print(f"rendered dev overlay: {len(objects)} objects ({', '.join(kinds)})")
+        k8s, objects = render(work, "dev",
+                              "configMapGenerator:\n- name: pollen-campaign\n  behavior: merge\n"
+                              "  literals:\n  - POLLEN_CAMPAIGN=box\n  - POLLEN_MAX_LEN=1024\n"
+                              "  - POLLEN_DELTA_EVERY=1\n  - POLLEN_DIGEST_EVERY=2\n")
 
         box = Box(objects, work)
-        box.target_dir = os.path.join(work, "target")
-        os.makedirs(os.path.join(box.target_dir, "seeds"))
-        shutil.copy(TARGET, os.path.join(box.target_dir, "fuzzer"))
-        open(os.path.join(box.target_dir, "fuzzer.dict"), "w").close()
-        with open(os.path.join(box.target_dir, "seeds", "seed"), "w") as f:
-            f.write("hello")
-        for root_dir, dirs, files in os.walk(box.target_dir):
-            os.chmod(root_dir, 0o755)
+        box.make_target(TARGET)
         broker_w = box.named("Deployment", "pollen-broker")
         controller_w = box.named("StatefulSet", "pollen-controller")
         node_w = box.named("StatefulSet", "pollen-node")
@@ -460,18 +518,10 @@ def main():
             fail(f"corpus pull after the controller's restart: {r.stdout}{r.stderr}")
         print(f"restarted the controller: 2 nodes registered again; {len(os.listdir(pulled))} inputs pulled from it")
 
-        for n in nodes + [broker, controller]:
-            code = box.stop(n)
-            if code != 0:
-                fail(f"{n} exited {code} after SIGTERM:\n{box.output(n)[-2000:]}")
+        box.stop_all(nodes + [broker, controller])
         print("cluster in a box: OK")
     finally:
-        if box is not None:
-            box.close()
-        if os.environ.get("POLLEN_KEEP_BOX"):
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        dispose(box, work)
 
 
 if __name__ == "__main__":
