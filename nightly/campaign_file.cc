@@ -88,8 +88,10 @@ Status OnlyKnownKeys(const FieldErrors& errors, const YAML::Node& map, const std
 }
 
 Status ParseBuilds(const FieldErrors& errors, const YAML::Node& builds, NightlyCampaign* out) {
-  if (!builds.IsMap()) return errors.At(builds, "builds", "must be a map (fuzz:, coverage:)");
-  Status known = OnlyKnownKeys(errors, builds, "builds.", {"fuzz", "coverage"});
+  if (!builds.IsMap()) {
+    return errors.At(builds, "builds", "must be a map (fuzz:, coverage:, sanitizers:)");
+  }
+  Status known = OnlyKnownKeys(errors, builds, "builds.", {"fuzz", "coverage", "sanitizers"});
   if (!known.ok()) return known;
   if (!builds["fuzz"]) return errors.At(builds, "builds.fuzz", "is required (the fuzzing build)");
   Result<std::string> fuzz = PathField(errors, builds["fuzz"], "builds.fuzz");
@@ -99,6 +101,25 @@ Status ParseBuilds(const FieldErrors& errors, const YAML::Node& builds, NightlyC
     Result<std::string> coverage = PathField(errors, builds["coverage"], "builds.coverage");
     if (!coverage.ok()) return coverage.status();
     out->coverage_build = *coverage;
+  }
+  if (builds["sanitizers"]) {
+    const YAML::Node& sanitizers = builds["sanitizers"];
+    if (!sanitizers.IsMap() || sanitizers.size() == 0) {
+      return errors.At(sanitizers, "builds.sanitizers",
+                       "must be a map of names to builds, e.g. {ubsan: out/fuzzer-ubsan}");
+    }
+    for (const auto& item : sanitizers) {
+      const std::string name = item.first.Scalar();
+      const std::string field = "builds.sanitizers." + name;
+      if (!IsSanitizerName(name)) {
+        return errors.At(item.first, field,
+                         "a sanitizer build's name is 1 to 16 of [a-z0-9] (it prefixes its "
+                         "crashes' signatures)");
+      }
+      Result<std::string> path = PathField(errors, item.second, field);
+      if (!path.ok()) return path.status();
+      out->sanitizer_builds.emplace_back(name, *path);
+    }
   }
   return Status::Ok();
 }
@@ -279,6 +300,14 @@ Result<uint64_t> ParseDuration(const std::string& text) {
   if (total == 0) return Status::Error("'" + text + "': the budget must be at least 1 s");
   if (total > 7 * 24 * 3600) return Status::Error("'" + text + "' is longer than a week");
   return total;
+}
+
+bool IsSanitizerName(const std::string& name) {
+  if (name.empty() || name.size() > 16) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
 }
 
 Result<NightlyCampaign> ParseCampaignFile(const std::string& text, const std::string& path) {

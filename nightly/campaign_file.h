@@ -7,6 +7,8 @@
 //   builds:
 //     fuzz: out/fuzzer            # the Pollen fuzzing build (required)
 //     coverage: out/fuzzer-cov    # (optional) -fprofile-instr-generate -fcoverage-mapping
+//     sanitizers:                 # (optional) other sanitizers' builds, by name:
+//       ubsan: out/fuzzer-ubsan   #   the night's corpus and their open crashes run on them
 //   seeds: [seeds]                # (optional) seed directories for the first night
 //   dictionary: fuzz.dict         # (optional)
 //   options: {max_len: 4096, timeout: 10, rss_limit_mb: 2048}
@@ -24,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/status.h"
@@ -35,6 +38,9 @@ struct NightlyCampaign {
   std::string target;          // the campaign's target name; "" until TargetName fills it
   std::string fuzz_build;      // absolute or relative to the current directory
   std::string coverage_build;  // "" when none
+  // Builds with other sanitizers (name, path), in the file's order: the merged corpus runs
+  // through each every night, and what fails there is a crash of signature "NAME-SIG".
+  std::vector<std::pair<std::string, std::string>> sanitizer_builds;
   std::vector<std::string> seeds;
   std::string dictionary;
   uint32_t max_len = 0;  // 0: the fuzzer's default
@@ -60,6 +66,9 @@ Result<NightlyCampaign> ParseCampaignFile(const std::string& text, const std::st
 // The target's name: `target`, or the fuzzing build's file name. A campaign's target is
 // fixed at the controller, while each night's build may be a file of another name.
 std::string TargetName(const NightlyCampaign& campaign);
+
+// A sanitizer build's name: 1 to 16 of [a-z0-9].
+bool IsSanitizerName(const std::string& name);
 
 // Reads and parses the file.
 Result<NightlyCampaign> LoadCampaignFile(const std::string& path);

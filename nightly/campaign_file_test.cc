@@ -71,6 +71,25 @@ TEST(CampaignFileTest, NodesClusterMeansTheNodesFollowingTheCampaignsBuilds) {
   EXPECT_NE(bad.status().message().find("or `cluster`"), std::string::npos) << bad.status().message();
 }
 
+TEST(CampaignFileTest, SanitizerBuildsAreNamedPathsRelativeToTheFile) {
+  Result<NightlyCampaign> c = ParseCampaignFile(
+      "campaign: png\nbuilds:\n  fuzz: f\n  sanitizers: {ubsan: u, msan: /abs/m}\nbudget: 1m\n",
+      "dir/c.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->sanitizer_builds.size(), 2u);
+  EXPECT_EQ(c->sanitizer_builds[0], (std::pair<std::string, std::string>{"ubsan", "dir/u"}));
+  EXPECT_EQ(c->sanitizer_builds[1], (std::pair<std::string, std::string>{"msan", "/abs/m"}));
+  for (const char* bad : {"{UBSan: u}", "{ub-san: u}", "[u]", "{}", "{ubsan: ''}"}) {
+    Result<NightlyCampaign> refused = ParseCampaignFile(
+        std::string("campaign: png\nbuilds:\n  fuzz: f\n  sanitizers: ") + bad +
+            "\nbudget: 1m\n",
+        "c.yaml");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("c.yaml:4: builds.sanitizers"), std::string::npos)
+        << bad << ": " << refused.status().message();
+  }
+}
+
 // Each bad file gets an error that names the file, the line and the field.
 TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
   struct Case {

@@ -162,13 +162,21 @@ NightReport BuildNightReport(const NightReportInput& in) {
   j["fixed_crashes"] = fixed;
   j["open_crashes"] = still_open;
   j["seen_again"] = known;
+  // On the cluster, the nodes of tonight's build the controller saw.
+  const uint32_t nodes = in.campaign->cluster ? s.fuzz.nodes_started : in.campaign->nodes;
   j["fuzzing"] = {{"budget_s", in.campaign->budget_s},
                   {"elapsed_s", s.fuzz.elapsed_s},
-                  {"nodes", in.campaign->nodes},
+                  {"on_cluster", in.campaign->cluster},
+                  {"nodes", nodes},
                   {"nodes_died", s.fuzz.nodes_died},
                   {"runs", s.fuzz.runs},
                   {"node_failures", s.fuzz.node_failures},
                   {"executions", in.executions}};
+  nlohmann::json sanitizers = nlohmann::json::array();
+  for (const SanitizeFinding& f : s.sanitize.findings) {
+    sanitizers.push_back({{"sanitizer", f.sanitizer}, {"signature", f.signature}, {"kind", f.kind}});
+  }
+  j["sanitizer_crashes"] = sanitizers;
   j["corpus"] = {{"carried_from_build", s.carry.from_build},
                  {"carried_entries", s.carry.entries},
                  {"entries_before_merge", s.merge.entries_before},
@@ -220,10 +228,16 @@ NightReport BuildNightReport(const NightReportInput& in) {
   }
   md << "\n## Fuzzing\n\n"
      << "- " << s.fuzz.elapsed_s << " s of a " << in.campaign->budget_s << " s budget on "
-     << in.campaign->nodes << " node(s)" << (s.fuzz.runs > 1 ? " (resumed)" : "") << ", "
-     << in.executions << " executions";
+     << nodes << " node(s)" << (in.campaign->cluster ? " of the cluster" : "")
+     << (s.fuzz.runs > 1 ? " (resumed)" : "") << ", " << in.executions << " executions";
   if (s.fuzz.nodes_died) md << "; " << s.fuzz.nodes_died << " node(s) died";
   md << "\n";
+  for (const auto& [name, path] : in.campaign->sanitizer_builds) {
+    size_t found = 0;
+    for (const SanitizeFinding& f : s.sanitize.findings) found += f.sanitizer == name;
+    md << "- sanitizer build " << name << ": the merged corpus (" << s.sanitize.inputs
+       << " inputs) run on it, " << found << " crash(es)\n";
+  }
   md << "\n## Corpus\n\n";
   if (!s.carry.from_build.empty()) {
     md << "- carried " << s.carry.entries << " input(s) from build `" << s.carry.from_build

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "controller/client_queries.h"
@@ -27,6 +28,7 @@
 #include "node/text_file.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
+#include "node/worker_executor.h"
 #include "transfer/directory_records.h"
 
 namespace pollen::nightly {
@@ -114,7 +116,10 @@ class Night {
   }
   Status Merge();
   Status Coverage();
+  Status Sanitize();
   Result<NightResult> Report();
+  // The merged corpus of tonight's build in DIR/corpus, pulled once per run.
+  Result<fs::path> MergedCorpus();
   Result<uint64_t> Executions();
   // The campaign as the controller knows it; nullopt when it does not (no node joined it
   // yet). Errors: the controller's (unreachable: the step is run again on resume).
@@ -126,7 +131,17 @@ class Night {
   controller::ControllerClient& client_;
   fs::path dir_;
   NightState s_;
+  bool corpus_pulled_ = false;
 };
+
+// The sanitizer build an open crash belongs to: its signature's "NAME-" prefix, or "" for
+// the fuzzing build's crashes (whose signatures are hex digits).
+std::string SanitizerOf(const std::string& signature) {
+  const size_t dash = signature.find('-');
+  if (dash == std::string::npos) return "";
+  const std::string name = signature.substr(0, dash);
+  return IsSanitizerName(name) ? name : "";
+}
 
 Result<std::optional<controller::CampaignSummary>> Night::Campaign() {
   Result<controller::CampaignsReply> list = client_.Call<controller::CampaignsReply>(
@@ -235,27 +250,48 @@ Status Night::Carry() {
 Status Night::Cleanse() {
   Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
   if (!ledger.ok()) return ledger.status();
-  const std::vector<LedgerEntry> open = ledger->Open();
-  CleanseOptions options;
-  options.campaign = s_.campaign;
-  options.build_path = o_.campaign.fuzz_build;
-  options.timeout_s = o_.campaign.timeout_s;
-  options.rss_limit_mb = o_.campaign.rss_limit_mb;
-  options.request_timeout_ms = o_.request_timeout_ms;
-  Result<std::vector<CleanseOutcome>> outcomes = CleanseCrashes(client_, open, options);
-  if (!outcomes.ok()) {
-    s_.problems.push_back("cleanse: " + outcomes.status().message());
-  } else {
-    for (size_t i = 0; i < outcomes->size(); i++) {
-      const CleanseOutcome& o = (*outcomes)[i];
+  // Each open crash runs on the build it was found with: the fuzzing build, or the
+  // sanitizer build its signature names.
+  std::map<std::string, std::vector<LedgerEntry>> by_build;
+  for (const LedgerEntry& e : ledger->Open()) by_build[SanitizerOf(e.signature)].push_back(e);
+  for (const auto& [name, open] : by_build) {
+    const std::string& sanitizer = name;  // a lambda cannot capture a structured binding
+    CleanseOptions options;
+    options.campaign = s_.campaign;
+    options.build_path = o_.campaign.fuzz_build;
+    options.timeout_s = o_.campaign.timeout_s;
+    options.rss_limit_mb = o_.campaign.rss_limit_mb;
+    options.request_timeout_ms = o_.request_timeout_ms;
+    auto record = [&](const LedgerEntry& e, const CleanseOutcome& o) {
       CleanseRecord r;
       r.signature = o.signature;
-      r.kind = open[i].kind;
+      r.kind = e.kind;
       r.outcome = CleanseOutcomeName(o.kind);
       r.now_signature = o.now_signature;
       r.detail = o.detail;
       s_.cleanse.records.push_back(r);
+    };
+    if (!sanitizer.empty()) {
+      auto it = std::find_if(o_.campaign.sanitizer_builds.begin(),
+                             o_.campaign.sanitizer_builds.end(),
+                             [&](const auto& b) { return b.first == sanitizer; });
+      if (it == o_.campaign.sanitizer_builds.end()) {  // left unchecked, still open
+        for (const LedgerEntry& e : open) {
+          CleanseOutcome o;
+          o.signature = e.signature;
+          o.detail = "the campaign file has no sanitizer build '" + sanitizer + "' any more";
+          record(e, o);
+        }
+        continue;
+      }
+      options.build_path = it->second;
     }
+    Result<std::vector<CleanseOutcome>> outcomes = CleanseCrashes(client_, open, options);
+    if (!outcomes.ok()) {
+      s_.problems.push_back("cleanse: " + outcomes.status().message());
+      continue;
+    }
+    for (size_t i = 0; i < outcomes->size(); i++) record(open[i], (*outcomes)[i]);
   }
   s_.cleanse.done = true;
   return Save();
@@ -483,14 +519,11 @@ Status Night::Coverage() {
   if (o_.campaign.coverage_build.empty()) {
     s_.coverage.skipped = true;
   } else {
-    const fs::path corpus = dir_ / "corpus";
-    Result<uint64_t> pulled =
-        PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id), corpus,
-                 o_.request_timeout_ms);
-    if (!pulled.ok()) return pulled.status();
+    Result<fs::path> corpus = MergedCorpus();
+    if (!corpus.ok()) return corpus.status();
     CoverageOptions options;
     options.coverage_build = o_.campaign.coverage_build;
-    options.inputs = {corpus.string()};
+    options.inputs = {corpus->string()};
     options.out_dir = (dir_ / "coverage").string();
     options.timeout_s = o_.campaign.timeout_s;
     Result<CoverageSummary> summary = MakeCoverageReport(options);
@@ -501,10 +534,88 @@ Status Night::Coverage() {
       s_.coverage.error = summary.status().message();
       s_.problems.push_back("coverage: " + s_.coverage.error);
     }
-    std::error_code ec;
-    fs::remove_all(corpus, ec);
   }
   s_.coverage.done = true;
+  return Save();
+}
+
+Result<fs::path> Night::MergedCorpus() {
+  const fs::path corpus = dir_ / "corpus";
+  if (corpus_pulled_) return corpus;
+  Result<uint64_t> pulled = PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id),
+                                     corpus, o_.request_timeout_ms);
+  if (!pulled.ok()) return pulled.status();
+  corpus_pulled_ = true;
+  return corpus;
+}
+
+Status Night::Sanitize() {
+  const NightlyCampaign& c = o_.campaign;
+  if (!c.sanitizer_builds.empty() && s_.fuzz.registered) {
+    Result<fs::path> corpus = MergedCorpus();
+    if (!corpus.ok()) return corpus.status();
+    std::vector<std::vector<uint8_t>> inputs;
+    uint32_t max_len = 1;
+    std::error_code ec;
+    for (fs::directory_iterator it(*corpus, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string()[0] == '.') continue;
+      Result<std::string> bytes = node::ReadTextFile(it->path().string());
+      if (!bytes.ok()) return bytes.status();
+      inputs.emplace_back(bytes->begin(), bytes->end());
+      max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(bytes->size()));
+    }
+    // What fails is reported as a node's crash of tonight's build, so that the controller
+    // keeps its reproducer (next night's cleanse runs it) and the report, the ledger and
+    // the webhook treat it as any crash.
+    controller::RegisterRequest me;
+    me.node_id = NodeIdPrefix() + "sanitize";
+    me.campaign = s_.campaign;
+    me.target = TargetName(c);
+    me.build_id = s_.build_id;
+    me.options = "pollen nightly: sanitizer builds";
+    Result<controller::RegisterReply> registered =
+        client_.Call<controller::RegisterReply>(me, o_.request_timeout_ms);
+    if (!registered.ok()) return registered.status();
+    s_.sanitize.findings.clear();
+    s_.sanitize.inputs = inputs.size();
+    for (const auto& [name, path] : c.sanitizer_builds) {
+      Result<node::SingleRunLauncher> made =
+          node::MakeSingleRunLauncher(path, c.timeout_s, c.rss_limit_mb, max_len);
+      if (!made.ok()) {
+        s_.problems.push_back("the sanitizer build " + name + " (" + path +
+                              ") cannot run: " + made.status().message());
+        continue;
+      }
+      node::WorkerExecutor executor(made->launcher.get());
+      std::set<std::string> seen;
+      for (const std::vector<uint8_t>& input : inputs) {
+        Result<storage::ExecutionResult> run = executor.Execute(input.data(), input.size());
+        if (!run.ok()) {
+          s_.problems.push_back("the sanitizer build " + name + " (" + path +
+                                ") cannot run: " + run.status().message());
+          break;
+        }
+        if (!run->failed) continue;
+        const std::string signature = name + "-" + run->failure_signature;
+        if (!seen.insert(signature).second) continue;
+        const node::Failure& failure = executor.last_failure();
+        controller::CrashRequest crash{me.node_id, signature, failure.kind, input,
+                                       failure.report, false};
+        Status pushed = controller::PushCrashStream(o_.client, s_.campaign, std::move(crash));
+        if (!pushed.ok()) return pushed;  // the controller's: run the night again
+        s_.sanitize.findings.push_back({name, signature, failure.kind});
+        spdlog::info("sanitize: {} fails on build {}: {} [{}]", signature, name, failure.summary,
+                     failure.kind);
+      }
+      spdlog::info("sanitize: {} corpus inputs run on build {}: {} crash(es)", inputs.size(), name,
+                   seen.size());
+    }
+    controller::HeartbeatRequest leave;
+    leave.node_id = me.node_id;
+    leave.leaving = true;
+    (void)client_.Call<controller::HeartbeatReply>(leave, o_.request_timeout_ms);
+  }
+  s_.sanitize.done = true;
   return Save();
 }
 
@@ -612,6 +723,7 @@ Result<NightResult> Night::Report() {
   }
   std::error_code ec;
   fs::remove_all(dir_ / "carried", ec);  // in the controller's corpus now
+  fs::remove_all(dir_ / "corpus", ec);   // pulled for the coverage and the sanitizers
   s_.reported = true;
   Status saved = Save();
   if (!saved.ok()) return saved;
@@ -682,6 +794,11 @@ Result<NightResult> Night::Run() {
   if (stopped()) return interrupted;
   if (!s_.coverage.done) {
     Status st = Coverage();
+    if (!st.ok()) return st;
+  }
+  if (stopped()) return interrupted;
+  if (!s_.sanitize.done) {
+    Status st = Sanitize();
     if (!st.ok()) return st;
   }
   if (stopped()) return interrupted;

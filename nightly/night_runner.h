@@ -10,9 +10,13 @@
 //      always. Nothing learnt on earlier nights is lost.
 //   2. cleanse: every open crash (the previous night's ledger, and the crashes the
 //      controller keeps for earlier builds) run on the new build: reproduces or fixed.
-//   3. fuzz: `nodes` local `pollen node`s for the rest of the budget (--keep-going).
+//   3. fuzz: `nodes` local `pollen node`s for the rest of the budget (--keep-going); or,
+//      with `nodes: cluster`, the build pushed to the controller for the nodes that follow
+//      the campaign's builds, and the budget waited out.
 //   4. merge: the controller's merge of the night's corpus.
 //   5. coverage: the merged corpus through the coverage build, with llvm-cov.
+//   5b. sanitize: the merged corpus through each sanitizer build; what fails is reported as
+//      a crash "NAME-SIG" of the night's build (and cleansed on that sanitizer's build).
 //   6. report: report.json and report.md (night_report.h), and crashes/ with the new
 //      crashes' reproducers.
 // A step that fails for reasons outside Pollen's control (a build that cannot run, a merge

@@ -17,10 +17,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FuzzStep, done, elapsed_s, runs,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MergeStep, done, entries_before, entries_after,
                                                 features, duration_ms, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CoverageStep, done, skipped, error, summary)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SanitizeFinding, sanitizer, signature, kind)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SanitizeStep, done, inputs, findings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NightState, campaign, night, build_id,
                                                 previous_night, started_unix_ms, ledger_before,
                                                 previous_coverage, problems, carry, cleanse, fuzz,
-                                                merge, coverage, notified, reported)
+                                                merge, coverage, sanitize, notified, reported)
 
 nlohmann::json NightStateToJson(const NightState& state) { return state; }
 

@@ -66,6 +66,19 @@ struct CoverageStep {
   nlohmann::json summary;  // CoverageSummaryToJson, when made
 };
 
+// Step 4b: the merged corpus through each sanitizer build (campaign builds.sanitizers).
+struct SanitizeFinding {
+  std::string sanitizer;
+  std::string signature;  // "NAME-SIG", as the controller keeps it
+  std::string kind;
+};
+
+struct SanitizeStep {
+  bool done = false;
+  uint64_t inputs = 0;  // corpus inputs run, per build
+  std::vector<SanitizeFinding> findings;
+};
+
 struct NightState {
   std::string campaign;
   std::string night;           // YYYY-MM-DD
@@ -80,6 +93,7 @@ struct NightState {
   FuzzStep fuzz;
   MergeStep merge;
   CoverageStep coverage;
+  SanitizeStep sanitize;
   std::vector<std::string> notified;  // "event:signature" sent to the webhook
   bool reported = false;
 };

@@ -282,6 +282,42 @@ TEST_F(NightlyTest, NightsOnTheClusterMoveTheFollowingNodesToEachNightsBuild) {
   EXPECT_THAT(n3.output, HasSubstr("are nodes following campaign nc"));
 }
 
+TEST_F(NightlyTest, ASanitizerBuildFindsWhatTheFuzzingBuildCannotAndIsCleansedOnIt) {
+  // Build 2 has no bug its fuzzing build sees; its UBSan build fails on every "list".
+  WriteFile(dir_ + "/seeds/list", "list");
+  const std::string file = dir_ + "/ns.yaml";
+  WriteFile(file, "campaign: ns\ntarget: nightly_fuzzer\nbuilds:\n  fuzz: " + Build(2) +
+                      "\n  sanitizers: {ubsan: " + TestTarget("nightly_v2_ubsan") +
+                      "}\nseeds: seeds\nbudget: 4s\nnodes: 1\n");
+
+  CommandResult n1 = RunNight(file, "2026-11-01", 2);
+  ASSERT_EQ(n1.exit_code, 1) << n1.output;
+  EXPECT_THAT(n1.output, HasSubstr("sanitizer build ubsan: the merged corpus"));
+  nlohmann::json r1 = ReadJson(NightDir("ns", "2026-11-01") + "/report.json");
+  ASSERT_EQ(r1["new_crashes"].size(), 1u) << r1.dump(2);
+  const nlohmann::json& ub = r1["new_crashes"][0];
+  const std::string signature = ub["signature"];
+  EXPECT_EQ(signature.rfind("ubsan-", 0), 0u) << signature;
+  EXPECT_EQ(ub["kind"], "undefined-behavior");
+  EXPECT_THAT(ub["stack"].dump(), HasSubstr("Command"));
+  EXPECT_EQ(ReadFile(NightDir("ns", "2026-11-01") + "/" + ub["reproducer"].get<std::string>())
+                .substr(0, 4),
+            "list");
+  ASSERT_EQ(r1["sanitizer_crashes"].size(), 1u);
+
+  // Night 2: the crash is run on the UBSan build again (on the fuzzing build it would pass
+  // and be called fixed): it reproduces, stays open, and nothing new broke.
+  CommandResult n2 = RunNight(file, "2026-11-02", 2);
+  ASSERT_EQ(n2.exit_code, 0) << n2.output;
+  nlohmann::json r2 = ReadJson(NightDir("ns", "2026-11-02") + "/report.json");
+  EXPECT_TRUE(r2["fixed_crashes"].empty()) << r2.dump(2);
+  EXPECT_TRUE(r2["new_crashes"].empty()) << r2.dump(2);
+  EXPECT_EQ(Signatures(r2["open_crashes"]), std::set<std::string>{signature});
+  nlohmann::json state = ReadJson(NightDir("ns", "2026-11-02") + "/night.json");
+  ASSERT_EQ(state["cleanse"]["records"].size(), 1u) << state.dump(2);
+  EXPECT_EQ(state["cleanse"]["records"][0]["outcome"], "reproduces");
+}
+
 TEST_F(NightlyTest, ANightKilledWhileFuzzingResumesAndEndsWithTheSameFindings) {
   // The reference: a night run whole.
   const std::string whole = CampaignFile("whole", "6s");

@@ -2,8 +2,10 @@
 // project's nightly builds would differ: NIGHT=1 has bug A (a null write behind "A!");
 // NIGHT=2 fixes A and changes nothing else; NIGHT=3 adds bug B (an abort behind "B!").
 // The rest (a few commands) is the same in all three, so the corpus of one build carries
-// over to the next.
+// over to the next. "list" overflows a signed int in every build: only a build with UBSan
+// (nightly_v2_ubsan, a campaign's sanitizer build) sees it.
 #include <cstddef>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -15,7 +17,10 @@
 static int Command(const uint8_t* data, size_t size) {
   if (size >= 3 && std::memcmp(data, "get", 3) == 0) return 1;
   if (size >= 3 && std::memcmp(data, "put", 3) == 0) return size > 8 ? 2 : 3;
-  if (size >= 4 && std::memcmp(data, "list", 4) == 0) return 4;
+  if (size >= 4 && std::memcmp(data, "list", 4) == 0) {
+    volatile int entries = INT_MAX;
+    return entries + static_cast<int>(size);  // signed overflow: undefined behaviour
+  }
   return 0;
 }
 
