@@ -61,7 +61,8 @@ int Worst(int a, int b) {
 }  // namespace
 
 int NightlyCommand(int argc, char** argv) {
-  std::string campaign_path, night, state = ".pollen/nightly", build, coverage_build, broker;
+  std::string campaign_path, night, state = ".pollen/nightly", build, coverage_build, broker,
+      image;
   uint32_t merge_timeout = 3600;
   ControllerConnectionFlags controller_flags;
   FlagParser parser("nightly");
@@ -71,6 +72,7 @@ int NightlyCommand(int argc, char** argv) {
   parser.Add("state", &state, "directory of the nights' state and reports");
   parser.Add("build", &build, "the fuzzing build, instead of the file's builds.fuzz");
   parser.Add("coverage_build", &coverage_build, "the coverage build, instead of builds.coverage");
+  parser.Add("image", &image, "tonight's image, instead of builds.image (the file's paths are in it)");
   parser.Add("broker", &broker, "a broker for the nodes to share finds through (optional)");
   parser.Add("merge_timeout", &merge_timeout, "seconds the controller's merge may take");
   AddControllerFlags(&parser, &controller_flags);
@@ -86,8 +88,9 @@ int NightlyCommand(int argc, char** argv) {
   if (campaign_path.empty()) return UsageError("pollen nightly needs --campaign=FILE");
   Result<std::vector<std::string>> files = CampaignFiles(campaign_path);
   if (!files.ok()) return UsageError(files.status().message());
-  if (files->size() > 1 && (!build.empty() || !coverage_build.empty())) {
-    return UsageError("--build and --coverage-build name one campaign's builds: give one file");
+  if (files->size() > 1 && (!build.empty() || !coverage_build.empty() || !image.empty())) {
+    return UsageError(
+        "--build, --coverage-build and --image name one campaign's builds: give one file");
   }
   // Every file is checked before the first night starts.
   std::vector<nightly::NightlyCampaign> campaigns;
@@ -97,7 +100,14 @@ int NightlyCommand(int argc, char** argv) {
     campaign->target = nightly::TargetName(*campaign);  // the file's, whatever --build names
     if (!build.empty()) campaign->fuzz_build = build;
     if (!coverage_build.empty()) campaign->coverage_build = coverage_build;
-    if (access(campaign->fuzz_build.c_str(), X_OK) != 0) {
+    if (!image.empty()) {
+      if (campaign->image.empty()) {
+        return UsageError(file + ": --image needs builds.image in the campaign file (its "
+                          "builds' paths are then paths inside the image)");
+      }
+      campaign->image = image;
+    }
+    if (campaign->image.empty() && access(campaign->fuzz_build.c_str(), X_OK) != 0) {
       return UsageError(file + ": the fuzzing build " + campaign->fuzz_build +
                         " is not an executable file");
     }

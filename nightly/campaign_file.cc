@@ -91,14 +91,34 @@ Status ParseBuilds(const FieldErrors& errors, const YAML::Node& builds, NightlyC
   if (!builds.IsMap()) {
     return errors.At(builds, "builds", "must be a map (fuzz:, coverage:, sanitizers:)");
   }
-  Status known = OnlyKnownKeys(errors, builds, "builds.", {"fuzz", "coverage", "sanitizers"});
+  Status known =
+      OnlyKnownKeys(errors, builds, "builds.", {"image", "fuzz", "coverage", "sanitizers"});
   if (!known.ok()) return known;
+  if (builds["image"]) {
+    Result<std::string> image = Scalar(errors, builds["image"], "builds.image");
+    if (!image.ok()) return image.status();
+    if (image->empty() || image->find_first_of(" \t\n") != std::string::npos || (*image)[0] == '-') {
+      return errors.At(builds["image"], "builds.image",
+                       "an image reference, e.g. registry.example.com/json-fuzz:2026-11-25");
+    }
+    out->image = *image;
+  }
+  // Paths inside the image are absolute; paths on this machine are relative to the file.
+  auto build_path = [&](const YAML::Node& node, const std::string& field) -> Result<std::string> {
+    if (out->image.empty()) return PathField(errors, node, field);
+    Result<std::string> text = Scalar(errors, node, field);
+    if (!text.ok()) return text.status();
+    if (text->empty() || (*text)[0] != '/') {
+      return errors.At(node, field, "a path inside builds.image is absolute, e.g. /target/fuzzer");
+    }
+    return *text;
+  };
   if (!builds["fuzz"]) return errors.At(builds, "builds.fuzz", "is required (the fuzzing build)");
-  Result<std::string> fuzz = PathField(errors, builds["fuzz"], "builds.fuzz");
+  Result<std::string> fuzz = build_path(builds["fuzz"], "builds.fuzz");
   if (!fuzz.ok()) return fuzz.status();
   out->fuzz_build = *fuzz;
   if (builds["coverage"]) {
-    Result<std::string> coverage = PathField(errors, builds["coverage"], "builds.coverage");
+    Result<std::string> coverage = build_path(builds["coverage"], "builds.coverage");
     if (!coverage.ok()) return coverage.status();
     out->coverage_build = *coverage;
   }
@@ -116,7 +136,7 @@ Status ParseBuilds(const FieldErrors& errors, const YAML::Node& builds, NightlyC
                          "a sanitizer build's name is 1 to 16 of [a-z0-9] (it prefixes its "
                          "crashes' signatures)");
       }
-      Result<std::string> path = PathField(errors, item.second, field);
+      Result<std::string> path = build_path(item.second, field);
       if (!path.ok()) return path.status();
       out->sanitizer_builds.emplace_back(name, *path);
     }

@@ -5,6 +5,7 @@
 //   campaign: json                # the controller's campaign name
 //   target: json_fuzzer           # the target's name (default: builds.fuzz's file name)
 //   builds:
+//     image: reg/json-fuzz:tag    # (optional) the builds are in this image, at absolute paths
 //     fuzz: out/fuzzer            # the Pollen fuzzing build (required)
 //     coverage: out/fuzzer-cov    # (optional) -fprofile-instr-generate -fcoverage-mapping
 //     sanitizers:                 # (optional) other sanitizers' builds, by name:
@@ -36,6 +37,9 @@ namespace pollen::nightly {
 struct NightlyCampaign {
   std::string campaign;
   std::string target;          // the campaign's target name; "" until TargetName fills it
+  // When set, the builds' paths are inside this container image (nightly/image_builds.h),
+  // copied out at the start of each night.
+  std::string image;
   std::string fuzz_build;      // absolute or relative to the current directory
   std::string coverage_build;  // "" when none
   // Builds with other sanitizers (name, path), in the file's order: the merged corpus runs

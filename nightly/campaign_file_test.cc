@@ -90,6 +90,28 @@ TEST(CampaignFileTest, SanitizerBuildsAreNamedPathsRelativeToTheFile) {
   }
 }
 
+TEST(CampaignFileTest, WithAnImageTheBuildsArePathsInsideIt) {
+  Result<NightlyCampaign> c = ParseCampaignFile(
+      "campaign: png\nbuilds:\n  image: reg.example/png:1\n  fuzz: /target/fuzzer\n"
+      "  coverage: /target/fuzzer-cov\nbudget: 1m\n",
+      "dir/c.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->image, "reg.example/png:1");
+  EXPECT_EQ(c->fuzz_build, "/target/fuzzer");  // not resolved against dir/
+  EXPECT_EQ(c->coverage_build, "/target/fuzzer-cov");
+  Result<NightlyCampaign> relative = ParseCampaignFile(
+      "campaign: png\nbuilds:\n  image: reg.example/png:1\n  fuzz: target/fuzzer\nbudget: 1m\n",
+      "c.yaml");
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(relative.status().message().find("c.yaml:4: builds.fuzz: a path inside builds.image"),
+            std::string::npos)
+      << relative.status().message();
+  Result<NightlyCampaign> bad_ref = ParseCampaignFile(
+      "campaign: png\nbuilds:\n  image: '--rm'\n  fuzz: /f\nbudget: 1m\n", "c.yaml");
+  ASSERT_FALSE(bad_ref.ok());
+  EXPECT_NE(bad_ref.status().message().find("builds.image"), std::string::npos);
+}
+
 // Each bad file gets an error that names the file, the line and the field.
 TEST(CampaignFileTest, BadFilesGetErrorsNamingTheLineAndTheField) {
   struct Case {

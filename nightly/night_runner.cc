@@ -19,6 +19,7 @@
 #include "nightly/cleanse.h"
 #include "nightly/coverage_report.h"
 #include "nightly/crash_ledger.h"
+#include "nightly/image_builds.h"
 #include "nightly/json_text.h"
 #include "nightly/night_report.h"
 #include "nightly/night_state.h"
@@ -825,10 +826,17 @@ Result<NightResult> RunNight(const NightOptions& options) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::Error("cannot create " + dir.string() + ": " + ec.message());
+  // Builds from an image: copied out each time the night runs (the same image gives the
+  // same bytes, so a resumed night finds its build id again).
+  NightOptions resolved = options;
+  if (!options.campaign.image.empty()) {
+    Status extracted = ExtractImageBuilds(&resolved.campaign, (dir / "image").string());
+    if (!extracted.ok()) return extracted;
+  }
   Result<std::unique_ptr<controller::ControllerClient>> client =
       controller::ConnectController(options.client);
   if (!client.ok()) return client.status();
-  Night n(options, **client, dir);
+  Night n(resolved, **client, dir);
   return n.Run();
 }
 

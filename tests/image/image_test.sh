@@ -175,4 +175,30 @@ for n in pollen-test-node pollen-test-broker pollen-test-controller; do
   code=$("${P[@]}" inspect --format '{{.State.ExitCode}}' "$n")
   [ "$code" = 0 ] || fail "$n exited $code after SIGTERM: $("${P[@]}" logs "$n" 2>&1 | tail -5)"
 done
+
+# 6. A night whose builds are an image (builds.image): `pollen nightly` on this machine copies
+#    /target/fuzzer out of the target image with podman (the environment's configuration, as
+#    container-env.sh set it) and fuzzes it; the night's build is the image's file.
+"$pollen" controller --listen="tcp://127.0.0.1:$cp" --data="$tmp/night-controller" \
+  --insecure-plaintext --status-every=0 --merge-every=0 >"$tmp/night-controller.log" 2>&1 &
+night_controller=$!
+mkdir -p "$tmp/night"
+printf 'campaign: from-image\nbuilds:\n  image: localhost/pollen-keyword:test\n  fuzz: /target/fuzzer\nbudget: 3s\nnodes: 1\n' \
+  >"$tmp/night/campaign.yaml"
+set +e
+"$pollen" nightly --campaign="$tmp/night/campaign.yaml" --controller="tcp://127.0.0.1:$cp" \
+  --insecure-plaintext --state="$tmp/night/state" --night=2026-11-25 >"$tmp/night/out.log" 2>&1
+night_code=$?
+set -e
+kill "$night_controller" 2>/dev/null || true
+wait "$night_controller" 2>/dev/null || true
+[ "$night_code" = 0 ] || [ "$night_code" = 1 ] ||
+  fail "the night from an image exited $night_code: $(tail -20 "$tmp/night/out.log")"
+grep -q "builds.fuzz /target/fuzzer copied" "$tmp/night/out.log" ||
+  fail "the night copied no build out of the image: $(tail -20 "$tmp/night/out.log")"
+want=$(sha1sum "$build/examples/keyword_fuzzer" | cut -c1-16)
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["build_id"])' \
+  "$tmp/night/state/from-image/2026-11-25/report.json")
+[ "$got" = "$want" ] || fail "the night fuzzed build $got, not the image's $want"
+echo "a night from the target image: build $got (exit code $night_code)"
 echo "image test: OK"
