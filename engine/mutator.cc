@@ -539,17 +539,21 @@ constexpr int kMaxAttempts = 16;
 
 }  // namespace
 
-Mutator::Mutator(size_t max_size) : max_size_(max_size), scratch_(max_size) {
+Mutator::Mutator(size_t max_size) : capacity_(max_size), max_size_(max_size), scratch_(max_size) {
   POLLEN_CHECK(max_size >= 1);
+}
+
+void Mutator::set_limit(size_t limit) {
+  max_size_ = std::max<size_t>(1, std::min(limit, capacity_));
 }
 
 size_t Mutator::Mutate(uint8_t* data, size_t size, Rng& rng, const MutationSources& sources) {
   POLLEN_CHECK(size <= max_size_);
   last_word_size_ = 0;
   Ctx c{data, size, max_size_, rng, sources, scratch_.data(), last_word_, &last_word_size_};
-  // Above half the size limit, erase a little more often, so inputs do not drift up to
-  // max_size (the aim of libFuzzer's len_control, without its state).
-  bool large = size > max_size_ / 2;
+  // Above half the largest size, erase a little more often, so inputs do not drift up to
+  // it (whatever the request's limit: that one is length control's, node/length_control.h).
+  bool large = size > capacity_ / 2;
   for (int attempt = 0; attempt < kMaxAttempts; attempt++) {
     size_t index = kEraseIndex;
     if (!large || !rng.OneIn(8)) index = rng.Below(kNumMutators);

@@ -50,6 +50,10 @@ class Mutator {
 
   size_t max_size() const { return max_size_; }
 
+  // Mutants no longer than `limit` (at least 1, at most the size given at construction)
+  // from now on: what a fuzz request's MutationLimit says; a replay must set the same.
+  void set_limit(size_t limit);
+
   // Index into the mutator table of the mutation the last Mutate applied (for stats).
   size_t last_mutator() const { return last_mutator_; }
 
@@ -64,12 +68,22 @@ class Mutator {
   static const char* MutatorName(size_t index);
 
  private:
+  size_t capacity_;  // of the scratch buffer
   size_t max_size_;
   size_t last_mutator_ = 0;
   uint8_t last_word_[LearnedWords::kMaxWord];
   size_t last_word_size_ = 0;
   std::vector<uint8_t> scratch_;
 };
+
+// The longest mutant of a fuzz request (WorkerShmHeader::mutation_len, node/length_control.h):
+// mutation_len 0 means `max_size`; a mutant may always be as long as its entry.
+inline size_t MutationLimit(uint32_t mutation_len, size_t entry_size, size_t max_size) {
+  if (mutation_len == 0) return max_size;
+  size_t limit = mutation_len > entry_size ? mutation_len : entry_size;
+  if (limit > max_size) limit = max_size;
+  return limit == 0 ? 1 : limit;
+}
 
 // Starts a chain: copies `entry` into `out` (capacity m.max_size()), truncated to
 // m.max_size() bytes, and returns the copied size (0 for an empty entry; Mutate accepts

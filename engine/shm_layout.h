@@ -35,7 +35,8 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  static constexpr uint32_t kVersion = 3;  // 3: length fields, learned words; 2: CmpTable counts its used slots
+  // 4: mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 4;
 
   uint64_t magic;
   uint32_t version;
@@ -59,7 +60,7 @@ struct WorkerShmHeader {
   uint32_t exit_in_target; // 1: the target called exit(); exit_code holds the code
   int32_t exit_code;
   uint32_t feature_count;  // valid entries in the feature area (results and requests)
-  uint32_t reserved;
+  uint32_t mutation_len;   // the longest mutant of a fuzz request (engine::MutationLimit); 0: max
 
   CmpTable cmp_snapshot;   // operands the current chain's mutations read
   LengthFields length_fields;  // of the entry, read by the chain's mutations too

@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 3, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 4, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -40,7 +40,7 @@ static_assert(offsetof(WorkerShmHeader, in_target) == 76);
 static_assert(offsetof(WorkerShmHeader, exit_in_target) == 80);
 static_assert(offsetof(WorkerShmHeader, exit_code) == 84);
 static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
-static_assert(offsetof(WorkerShmHeader, reserved) == 92);
+static_assert(offsetof(WorkerShmHeader, mutation_len) == 92);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 96);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
 static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 67 + 2 * 4);

@@ -95,7 +95,8 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       artifact_dir_(std::move(artifact_dir)),
       coverage_(launcher->coverage()),
       rng_(engine::Rng::FromSeed(options.seed)),
-      replay_mutator_(launcher->options().max_len) {}
+      replay_mutator_(launcher->options().max_len),
+      length_(options.len_control, launcher->options().max_len) {}
 
 Coordinator::~Coordinator() = default;
 
@@ -146,6 +147,11 @@ void Coordinator::Dispatch(Slot& slot) {
       if (executing) return;  // fuzz only once the baseline coverage is complete
       baseline_done_ = true;
       baseline_ms_ = engine::MonotonicMs() - start_ms_;
+      size_t largest = 0;
+      for (size_t i = 0; i < corpus_->size(); i++) {
+        largest = std::max(largest, corpus_->entry(i).data.size());
+      }
+      length_.Start(largest, TotalRuns());
       PrintStatus("INITED");
     }
     size_t size = corpus_->size();
@@ -163,6 +169,7 @@ void Coordinator::Dispatch(Slot& slot) {
       h->entry_size = static_cast<uint32_t>(en);
       h->crossover_size = static_cast<uint32_t>(pn);
     }
+    h->mutation_len = static_cast<uint32_t>(length_.Limit(TotalRuns()));
     // The words this worker learned join the union, and it gets the others'.
     learned_.Merge(h->learned);
     h->learned = learned_;
@@ -210,6 +217,7 @@ bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, 
     return false;
   }
   bool added = corpus_->size() > before;
+  if (added) length_.OnNewEntry(TotalRuns());
   if (added && observer_ != nullptr) observer_->OnEntryAdded(corpus_->entry(corpus_->size() - 1));
   PrintStatus(event);
   return added;
@@ -320,8 +328,10 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
     sources.learned = &h->learned;
     sources.crossover = shm.crossover();
     sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
-    std::vector<uint8_t> out(replay_mutator_.max_size());
     size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);  // as the worker does
+    replay_mutator_.set_limit(engine::MutationLimit(h->mutation_len, entry_size,
+                                                    launcher_->options().max_len));
+    std::vector<uint8_t> out(replay_mutator_.max_size());
     size_t n = engine::ReplayChain(replay_mutator_, shm.entry(), entry_size, h->chain_rng_state,
                                    h->chain_rng_inc, h->chain_length, sources, out.data());
     out.resize(n);

@@ -28,6 +28,7 @@
 #include "node/coordinator_observer.h"
 #include "node/fuzz_options.h"
 #include "node/global_coverage.h"
+#include "node/length_control.h"
 #include "node/live_corpus.h"
 #include "node/worker_launcher.h"
 #include "storage/corpus_store.h"
@@ -117,6 +118,7 @@ class Coordinator : public CorpusFeed {
   GlobalCoverage* coverage_;
   engine::Rng rng_;
   engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
+  LengthControl length_;            // how long mutants may grow
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 

@@ -126,6 +126,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   SetPhase(engine::WorkerPhase::kFuzz);
 
   const size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);
+  mutator_->set_limit(engine::MutationLimit(h->mutation_len, entry_size, max_len_));
   engine::MutationSources sources;
   sources.dictionary = &dictionary_;
   sources.cmp = &h->cmp_snapshot;
