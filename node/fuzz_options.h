@@ -28,10 +28,10 @@ namespace pollen::node {
   X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")               \
   X(bool, use_value_profile, false,                                                             \
     "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile)")          \
-  X(uint32_t, len_control, 100,                                                                 \
+  X(uint32_t, len_control, 0,                                                                   \
     "grow the longest mutant by log2(limit) after len_control x log2(limit) executions "        \
-    "without a new input, from the largest corpus entry up to max_len; 0 = off (libFuzzer's "   \
-    "-len_control)")
+    "without a new input, from the largest corpus entry up to max_len; 0 = off; libFuzzer's "   \
+    "-len_control, whose default is 100")
 
 struct FuzzOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
