@@ -93,6 +93,13 @@ def baseline_ms(name):
     m = re.search(r"baseline (\d+) ms", log)
     return int(m.group(1)) if m else -1
 c, s = report("carried"), report("scratch")
+for name, r in (("carried", c), ("scratch", s)):
+    if not r.get("coverage"):  # a night that could not fuzz or measure: say why, not a traceback
+        print(f"ERROR: night 2 of {name} has no coverage; its report's problems: "
+              f"{r.get('problems')} (a target built with an older Pollen runtime must be "
+              "rebuilt: delete it and run again)",
+              file=sys.stderr)
+        sys.exit(1)
 for kind in ("branches", "lines", "functions"):
     cc, sc = c["coverage"][kind]["covered"], s["coverage"][kind]["covered"]
     total = c["coverage"][kind]["count"]
