@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "controller/build_store.h"
+#include "engine/sha1.h"
 #include "controller/record_names.h"
 #include "controller/stream_client.h"
 #include "controller/stream_test_util.h"
@@ -18,6 +18,10 @@ namespace {
 
 using namespace ::pollen::controller::testing;  // NOLINT: test helpers
 using transfer::testing::MemorySink;
+
+std::string BuildId(const std::string& bytes) {
+  return engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
 
 class BuildPushTest : public StreamControllerTest {
  protected:
@@ -69,7 +73,7 @@ TEST_F(BuildPushTest, APushedBuildIsAssignedAnnouncedAndPulledWithTheSameBytes) 
   const std::string first = WriteBuild("b1", 700 << 10, 1);
   Result<std::string> id1 = PushBuildStream(client_, "json", "json_fuzzer", first);
   ASSERT_TRUE(id1.ok()) << id1.status().message();
-  EXPECT_EQ(*id1, BuildIdOfBytes(::pollen::testing::ReadFile(first)));
+  EXPECT_EQ(*id1, BuildId(::pollen::testing::ReadFile(first)));
   EXPECT_EQ(Assigned(), *id1);
 
   MemorySink pulled;
@@ -140,7 +144,7 @@ TEST_F(BuildPushTest, BytesThatAreNotTheBuildIdAndStrayRecordsAssignNothing) {
       << wrong.status().message();
   // Two records, or one of another name.
   const std::string bytes = ::pollen::testing::ReadFile(build);
-  const std::string id = BuildIdOfBytes(bytes);
+  const std::string id = BuildId(bytes);
   Result<PushResult> two = RunBuildPush(id, {{"json_fuzzer", bytes}, {"zz", "x"}});
   ASSERT_FALSE(two.ok());
   Result<PushResult> renamed = RunBuildPush(id, {{"other", bytes}});

@@ -54,11 +54,6 @@ Status WriteDurably(const fs::path& path, std::string_view bytes) {
 
 }  // namespace
 
-std::string BuildIdOfBytes(std::string_view bytes) {
-  return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
-      .substr(0, 16);
-}
-
 std::string BuildStore::PathOf(const std::string& campaign, const std::string& build_id,
                                const std::string& target) const {
   return (fs::path(root_) / campaign / "_builds" / build_id / target).string();
@@ -67,7 +62,8 @@ std::string BuildStore::PathOf(const std::string& campaign, const std::string& b
 Status BuildStore::Put(const std::string& campaign, const std::string& target,
                        const std::string& build_id, std::string_view bytes,
                        const std::string& keep) {
-  const std::string actual = BuildIdOfBytes(bytes);
+  const std::string actual =
+      engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (actual != build_id) {
     return Status::Error("the pushed executable's bytes are build " + actual + ", not " + build_id +
                          " (" + std::to_string(bytes.size()) +

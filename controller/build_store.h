@@ -41,9 +41,6 @@ class BuildStore {
   std::string root_;
 };
 
-// 16 lowercase hex digits of the SHA-1 of `bytes`: node::BuildIdOf of a file holding them.
-std::string BuildIdOfBytes(std::string_view bytes);
-
 }  // namespace pollen::controller
 
 #endif  // POLLEN_CONTROLLER_BUILD_STORE_H_

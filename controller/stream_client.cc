@@ -9,7 +9,6 @@
 
 #include "broker/connection_monitor.h"
 #include "broker/socket_options.h"
-#include "controller/build_store.h"
 #include "controller/controller_codec.h"
 #include "controller/crash_source.h"
 #include "transfer/frame_pool.h"
@@ -380,7 +379,8 @@ Result<std::string> PushBuildStream(const ControllerClientOptions& client,
                          " bytes; a pushed build has at most " +
                          std::to_string(client.limits.stream.max_record_bytes));
   }
-  const std::string build_id = BuildIdOfBytes(bytes);
+  const std::string build_id =
+      engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   Result<PushResult> pushed = PushBuildRecords(
       client, PushBuildRequest{campaign, target, build_id, 0},
       [&](const std::string&) -> Result<std::unique_ptr<transfer::RecordSource>> {

@@ -88,4 +88,6 @@ std::string Sha1Hex(const uint8_t* data, size_t n) {
   return ToHex(d.data(), d.size());
 }
 
+std::string BuildIdOf(const uint8_t* data, size_t n) { return Sha1Hex(data, n).substr(0, 16); }
+
 }  // namespace pollen::engine

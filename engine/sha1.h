@@ -18,6 +18,10 @@ std::array<uint8_t, 20> Sha1(const uint8_t* data, size_t n);
 // The digest of data[0, n) as 40 lowercase hex digits (libFuzzer's file names).
 std::string Sha1Hex(const uint8_t* data, size_t n);
 
+// A build id: the first 16 hex digits of the SHA-1 of an executable's bytes (what nodes,
+// the controller and the nightly call a build).
+std::string BuildIdOf(const uint8_t* data, size_t n);
+
 }  // namespace pollen::engine
 
 #endif  // POLLEN_ENGINE_SHA1_H_

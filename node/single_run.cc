@@ -10,7 +10,7 @@ namespace pollen::node {
 Result<std::string> BuildIdOf(const std::string& target) {
   auto data = ReadWholeFile(target);
   if (!data.ok()) return data.status();
-  return engine::Sha1Hex(data->data(), data->size()).substr(0, 16);
+  return engine::BuildIdOf(data->data(), data->size());
 }
 
 Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,

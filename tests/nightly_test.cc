@@ -231,10 +231,9 @@ TEST_F(NightlyTest, NightsOnTheClusterMoveTheFollowingNodesToEachNightsBuild) {
   for (auto& n : nodes) {
     ASSERT_TRUE(n->WaitForOutput("has no assigned build yet", 30)) << n->output();
   }
-  auto build_id = [](const std::string& path) {  // node::BuildIdOf
+  auto build_id = [](const std::string& path) {
     const std::string bytes = ReadFile(path);
-    return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())
-        .substr(0, 16);
+    return engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   };
   const std::string id1 = build_id(Build(1)), id2 = build_id(Build(2));
 
