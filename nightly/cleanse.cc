@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <variant>
 
+#include "nightly/sanitizer_builds.h"
 #include "node/single_run.h"
 #include "node/worker_executor.h"
 
@@ -56,6 +58,38 @@ Result<std::vector<CleanseOutcome>> CleanseCrashes(controller::ControllerClient&
                  run->failed ? "still reproduces (" + run->failure_kind + ")" : "is fixed");
   }
   return outcomes;
+}
+
+std::vector<std::pair<LedgerEntry, CleanseOutcome>> CleanseOnTheirBuilds(
+    controller::ControllerClient& client, const std::vector<LedgerEntry>& open,
+    const CleanseOptions& options, std::vector<std::string>* problems) {
+  std::map<std::string, std::vector<LedgerEntry>> by_build;
+  for (const LedgerEntry& e : open) by_build[SanitizerOf(e.signature)].push_back(e);
+  std::vector<std::pair<LedgerEntry, CleanseOutcome>> out;
+  for (const auto& [sanitizer, entries] : by_build) {
+    CleanseOptions on = options;
+    if (!sanitizer.empty()) {
+      auto it = std::find_if(options.sanitizer_builds.begin(), options.sanitizer_builds.end(),
+                             [&, &name = sanitizer](const auto& b) { return b.first == name; });
+      if (it == options.sanitizer_builds.end()) {  // left unchecked, still open
+        for (const LedgerEntry& e : entries) {
+          CleanseOutcome o;
+          o.signature = e.signature;
+          o.detail = "the campaign file has no sanitizer build '" + sanitizer + "' any more";
+          out.emplace_back(e, o);
+        }
+        continue;
+      }
+      on.build_path = it->second;
+    }
+    Result<std::vector<CleanseOutcome>> outcomes = CleanseCrashes(client, entries, on);
+    if (!outcomes.ok()) {
+      problems->push_back("cleanse: " + outcomes.status().message());
+      continue;
+    }
+    for (size_t i = 0; i < outcomes->size(); i++) out.emplace_back(entries[i], (*outcomes)[i]);
+  }
+  return out;
 }
 
 }  // namespace pollen::nightly

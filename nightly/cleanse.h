@@ -7,6 +7,7 @@
 #define POLLEN_NIGHTLY_CLEANSE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/controller_client.h"
@@ -18,16 +19,28 @@ namespace pollen::nightly {
 struct CleanseOptions {
   std::string campaign;
   std::string build_path;  // the night's fuzzing build
+  // The night's sanitizer builds (name, path): a crash whose signature names one
+  // (SanitizerOf) runs on it instead.
+  std::vector<std::pair<std::string, std::string>> sanitizer_builds;
   uint32_t timeout_s = 10;
   uint32_t rss_limit_mb = 2048;
   int request_timeout_ms = 10000;
 };
 
-// The outcome of each entry, in order. Errors: the build cannot be run at all (the message
-// says why); a reproducer the controller does not give is "unchecked", not an error.
+// The outcome of each entry, in order, all run on options.build_path. Errors: the build
+// cannot be run at all (the message says why); a reproducer the controller does not give is
+// "unchecked", not an error.
 Result<std::vector<CleanseOutcome>> CleanseCrashes(controller::ControllerClient& client,
                                                    const std::vector<LedgerEntry>& open,
                                                    const CleanseOptions& options);
+
+// Each entry on the build it was found with: the fuzzing build, or the sanitizer build its
+// signature names (unchecked when the campaign has that sanitizer no more). A build that
+// cannot run leaves its entries out and adds a line to *problems. Returns (entry, outcome)
+// pairs, grouped by build.
+std::vector<std::pair<LedgerEntry, CleanseOutcome>> CleanseOnTheirBuilds(
+    controller::ControllerClient& client, const std::vector<LedgerEntry>& open,
+    const CleanseOptions& options, std::vector<std::string>* problems);
 
 }  // namespace pollen::nightly
 

@@ -8,15 +8,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
-#include <thread>
 
 #include "controller/client_queries.h"
 #include "controller/record_names.h"
 #include "controller/safe_name.h"
 #include "controller/stream_client.h"
-#include "engine/clock.h"
 #include "nightly/cleanse.h"
+#include "nightly/cluster_fuzz.h"
 #include "nightly/coverage_report.h"
 #include "nightly/crash_ledger.h"
 #include "nightly/image_builds.h"
@@ -26,10 +24,10 @@
 #include "nightly/node_fleet.h"
 #include "nightly/notifications.h"
 #include "nightly/report_client.h"
+#include "nightly/sanitizer_builds.h"
 #include "node/text_file.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
-#include "node/worker_executor.h"
 #include "transfer/directory_records.h"
 
 namespace pollen::nightly {
@@ -104,11 +102,6 @@ class Night {
   Status Carry();
   Status Cleanse();
   Result<bool> Fuzz();  // false: interrupted
-  // Fuzz with `nodes: cluster`: the build pushed and assigned, the carried corpus and the
-  // seeds pushed, then the budget waited out. False: interrupted.
-  Result<bool> FuzzOnCluster();
-  // Pushes the files of `dir` into the campaign's pushed inputs (resumable by `what`).
-  Status PushInputs(const fs::path& dir, const std::string& what);
   // Whether node status `n` counts for tonight: a local node of this night, or on the
   // cluster a node of tonight's build.
   bool Tonight(const controller::NodeStatus& n) const {
@@ -134,15 +127,6 @@ class Night {
   NightState s_;
   bool corpus_pulled_ = false;
 };
-
-// The sanitizer build an open crash belongs to: its signature's "NAME-" prefix, or "" for
-// the fuzzing build's crashes (whose signatures are hex digits).
-std::string SanitizerOf(const std::string& signature) {
-  const size_t dash = signature.find('-');
-  if (dash == std::string::npos) return "";
-  const std::string name = signature.substr(0, dash);
-  return IsSanitizerName(name) ? name : "";
-}
 
 Result<std::optional<controller::CampaignSummary>> Night::Campaign() {
   Result<controller::CampaignsReply> list = client_.Call<controller::CampaignsReply>(
@@ -251,140 +235,46 @@ Status Night::Carry() {
 Status Night::Cleanse() {
   Result<CrashLedger> ledger = CrashLedger::FromJson(s_.ledger_before);
   if (!ledger.ok()) return ledger.status();
-  // Each open crash runs on the build it was found with: the fuzzing build, or the
-  // sanitizer build its signature names.
-  std::map<std::string, std::vector<LedgerEntry>> by_build;
-  for (const LedgerEntry& e : ledger->Open()) by_build[SanitizerOf(e.signature)].push_back(e);
-  for (const auto& [name, open] : by_build) {
-    const std::string& sanitizer = name;  // a lambda cannot capture a structured binding
-    CleanseOptions options;
-    options.campaign = s_.campaign;
-    options.build_path = o_.campaign.fuzz_build;
-    options.timeout_s = o_.campaign.timeout_s;
-    options.rss_limit_mb = o_.campaign.rss_limit_mb;
-    options.request_timeout_ms = o_.request_timeout_ms;
-    auto record = [&](const LedgerEntry& e, const CleanseOutcome& o) {
-      CleanseRecord r;
-      r.signature = o.signature;
-      r.kind = e.kind;
-      r.outcome = CleanseOutcomeName(o.kind);
-      r.now_signature = o.now_signature;
-      r.detail = o.detail;
-      s_.cleanse.records.push_back(r);
-    };
-    if (!sanitizer.empty()) {
-      auto it = std::find_if(o_.campaign.sanitizer_builds.begin(),
-                             o_.campaign.sanitizer_builds.end(),
-                             [&](const auto& b) { return b.first == sanitizer; });
-      if (it == o_.campaign.sanitizer_builds.end()) {  // left unchecked, still open
-        for (const LedgerEntry& e : open) {
-          CleanseOutcome o;
-          o.signature = e.signature;
-          o.detail = "the campaign file has no sanitizer build '" + sanitizer + "' any more";
-          record(e, o);
-        }
-        continue;
-      }
-      options.build_path = it->second;
-    }
-    Result<std::vector<CleanseOutcome>> outcomes = CleanseCrashes(client_, open, options);
-    if (!outcomes.ok()) {
-      s_.problems.push_back("cleanse: " + outcomes.status().message());
-      continue;
-    }
-    for (size_t i = 0; i < outcomes->size(); i++) record(open[i], (*outcomes)[i]);
+  CleanseOptions options;
+  options.campaign = s_.campaign;
+  options.build_path = o_.campaign.fuzz_build;
+  options.sanitizer_builds = o_.campaign.sanitizer_builds;
+  options.timeout_s = o_.campaign.timeout_s;
+  options.rss_limit_mb = o_.campaign.rss_limit_mb;
+  options.request_timeout_ms = o_.request_timeout_ms;
+  const std::vector<LedgerEntry> open = ledger->Open();
+  for (const auto& [entry, o] : CleanseOnTheirBuilds(client_, open, options, &s_.problems)) {
+    CleanseRecord r;
+    r.signature = o.signature;
+    r.kind = entry.kind;
+    r.outcome = CleanseOutcomeName(o.kind);
+    r.now_signature = o.now_signature;
+    r.detail = o.detail;
+    s_.cleanse.records.push_back(r);
   }
   s_.cleanse.done = true;
   return Save();
 }
 
-Status Night::PushInputs(const fs::path& dir, const std::string& what) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Status::Ok();
-  controller::StreamClientOptions stream;
-  stream.connect_timeout_ms = o_.request_timeout_ms;
-  stream.should_stop = o_.should_stop;
-  Result<controller::PushResult> pushed = controller::PushStream(
-      o_.client, {s_.campaign, ""},
-      controller::PushIdFor("nightly:" + s_.campaign + ":" + s_.night + ":" + what),
-      [&](const std::string& resume_after) -> Result<std::unique_ptr<transfer::RecordSource>> {
-        Result<std::unique_ptr<transfer::DirectorySource>> source =
-            transfer::DirectorySource::Open(dir.string(), resume_after, o_.client.limits.stream);
-        if (!source.ok()) return source.status();
-        return std::unique_ptr<transfer::RecordSource>(std::move(source).value());
-      },
-      nullptr, stream);
-  if (!pushed.ok()) return pushed.status();
-  spdlog::info("fuzz: {} inputs of {} pushed to the cluster's nodes", pushed->counters.records,
-               what);
-  return Status::Ok();
-}
-
-Result<bool> Night::FuzzOnCluster() {
-  const NightlyCampaign& c = o_.campaign;
-  const uint64_t budget = c.budget_s;
-  if (s_.fuzz.elapsed_s == 0) {
-    // Pushed again on resume: the same bytes are the same build, assigned once more.
-    controller::StreamClientOptions stream;
-    stream.connect_timeout_ms = o_.request_timeout_ms;
-    stream.should_stop = o_.should_stop;
-    Result<std::string> id =
-        controller::PushBuildStream(o_.client, s_.campaign, TargetName(c), c.fuzz_build, stream);
-    if (!id.ok()) return id.status();  // the controller's or the file's: run the night again
-    spdlog::info("fuzz: build {} assigned to the nodes following campaign {}", *id, s_.campaign);
-    // The nodes of the new build run what earlier builds found, and the seeds.
-    if (Status st = PushInputs(dir_ / "carried", "carried"); !st.ok()) return st;
-    for (size_t i = 0; i < c.seeds.size(); i++) {
-      if (Status st = PushInputs(c.seeds[i], "seeds" + std::to_string(i)); !st.ok()) return st;
-    }
-    s_.fuzz.runs++;
-  }
-  spdlog::info("fuzz: the cluster's nodes fuzz build {} for {} s", s_.build_id,
-               budget - s_.fuzz.elapsed_s);
-  uint64_t last_save = engine::MonotonicMs();
-  uint64_t last_tick = last_save;
-  while (s_.fuzz.elapsed_s < budget) {
-    if (o_.should_stop && o_.should_stop()) {
-      Status saved = Save();
-      if (!saved.ok()) return saved;
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const uint64_t now = engine::MonotonicMs();
-    if (now - last_tick >= 1000) {
-      s_.fuzz.elapsed_s += (now - last_tick) / 1000;
-      last_tick += (now - last_tick) / 1000 * 1000;
-    }
-    if (now - last_save >= 5000) {  // a killed night resumes with what is left
-      last_save = now;
-      (void)Save();
-    }
-  }
-  s_.fuzz.elapsed_s = std::min(budget, s_.fuzz.elapsed_s);
-  // The nodes are the cluster's: those of tonight's build that the controller lost died.
-  Result<controller::StatusReply> status = client_.Call<controller::StatusReply>(
-      controller::StatusRequest{s_.campaign}, o_.request_timeout_ms);
-  if (!status.ok()) return status.status();
-  s_.fuzz.nodes_started = 0;
-  s_.fuzz.nodes_died = 0;
-  s_.fuzz.node_failures.clear();
-  for (const controller::NodeStatus& n : status->nodes) {
-    if (!Tonight(n)) continue;
-    s_.fuzz.nodes_started++;
-    if (n.state == controller::NodeState::kLost) {
-      s_.fuzz.nodes_died++;
-      s_.fuzz.node_failures.push_back("node " + n.node_id + ": lost by the controller (no "
-                                      "heartbeat for " +
-                                      std::to_string(n.last_heartbeat_age_ms / 1000) + " s)");
-    }
-  }
-  return true;
-}
-
 Result<bool> Night::Fuzz() {
   if (o_.campaign.cluster) {
-    Result<bool> fuzzed = FuzzOnCluster();
+    const NightlyCampaign& c = o_.campaign;
+    ClusterFuzzOptions cluster;
+    cluster.client = o_.client;
+    cluster.campaign = s_.campaign;
+    cluster.night = s_.night;
+    cluster.build_id = s_.build_id;
+    cluster.target = TargetName(c);
+    cluster.fuzz_build = c.fuzz_build;
+    cluster.input_dirs = {(dir_ / "carried").string()};
+    cluster.input_dirs.insert(cluster.input_dirs.end(), c.seeds.begin(), c.seeds.end());
+    cluster.budget_s = c.budget_s;
+    cluster.request_timeout_ms = o_.request_timeout_ms;
+    cluster.should_stop = o_.should_stop;
+    cluster.save = [this] { return Save(); };
+    Result<bool> fuzzed = FuzzOnCluster(cluster, &s_.fuzz);
     if (!fuzzed.ok() || !*fuzzed) return fuzzed;
+    if (Status st = CountClusterNodes(client_, cluster, &s_.fuzz); !st.ok()) return st;
     return EndFuzz();
   }
   StopLeftoverNodes(s_.fuzz.pids, NodeIdPrefix());
@@ -543,8 +433,9 @@ Status Night::Coverage() {
 Result<fs::path> Night::MergedCorpus() {
   const fs::path corpus = dir_ / "corpus";
   if (corpus_pulled_) return corpus;
-  Result<uint64_t> pulled = PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id),
-                                     corpus, o_.request_timeout_ms);
+  Result<uint64_t> pulled =
+      PullInto(o_.client, controller::CorpusResource(s_.campaign, s_.build_id), corpus,
+               o_.request_timeout_ms);
   if (!pulled.ok()) return pulled.status();
   corpus_pulled_ = true;
   return corpus;
@@ -555,66 +446,20 @@ Status Night::Sanitize() {
   if (!c.sanitizer_builds.empty() && s_.fuzz.registered) {
     Result<fs::path> corpus = MergedCorpus();
     if (!corpus.ok()) return corpus.status();
-    std::vector<std::vector<uint8_t>> inputs;
-    uint32_t max_len = 1;
-    std::error_code ec;
-    for (fs::directory_iterator it(*corpus, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string()[0] == '.') continue;
-      Result<std::string> bytes = node::ReadTextFile(it->path().string());
-      if (!bytes.ok()) return bytes.status();
-      inputs.emplace_back(bytes->begin(), bytes->end());
-      max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(bytes->size()));
-    }
-    // What fails is reported as a node's crash of tonight's build, so that the controller
-    // keeps its reproducer (next night's cleanse runs it) and the report, the ledger and
-    // the webhook treat it as any crash.
-    controller::RegisterRequest me;
-    me.node_id = NodeIdPrefix() + "sanitize";
-    me.campaign = s_.campaign;
-    me.target = TargetName(c);
-    me.build_id = s_.build_id;
-    me.options = "pollen nightly: sanitizer builds";
-    Result<controller::RegisterReply> registered =
-        client_.Call<controller::RegisterReply>(me, o_.request_timeout_ms);
-    if (!registered.ok()) return registered.status();
-    s_.sanitize.findings.clear();
-    s_.sanitize.inputs = inputs.size();
-    for (const auto& [name, path] : c.sanitizer_builds) {
-      Result<node::SingleRunLauncher> made =
-          node::MakeSingleRunLauncher(path, c.timeout_s, c.rss_limit_mb, max_len);
-      if (!made.ok()) {
-        s_.problems.push_back("the sanitizer build " + name + " (" + path +
-                              ") cannot run: " + made.status().message());
-        continue;
-      }
-      node::WorkerExecutor executor(made->launcher.get());
-      std::set<std::string> seen;
-      for (const std::vector<uint8_t>& input : inputs) {
-        Result<storage::ExecutionResult> run = executor.Execute(input.data(), input.size());
-        if (!run.ok()) {
-          s_.problems.push_back("the sanitizer build " + name + " (" + path +
-                                ") cannot run: " + run.status().message());
-          break;
-        }
-        if (!run->failed) continue;
-        const std::string signature = name + "-" + run->failure_signature;
-        if (!seen.insert(signature).second) continue;
-        const node::Failure& failure = executor.last_failure();
-        controller::CrashRequest crash{me.node_id, signature, failure.kind, input,
-                                       failure.report, false};
-        Status pushed = controller::PushCrashStream(o_.client, s_.campaign, std::move(crash));
-        if (!pushed.ok()) return pushed;  // the controller's: run the night again
-        s_.sanitize.findings.push_back({name, signature, failure.kind});
-        spdlog::info("sanitize: {} fails on build {}: {} [{}]", signature, name, failure.summary,
-                     failure.kind);
-      }
-      spdlog::info("sanitize: {} corpus inputs run on build {}: {} crash(es)", inputs.size(), name,
-                   seen.size());
-    }
-    controller::HeartbeatRequest leave;
-    leave.node_id = me.node_id;
-    leave.leaving = true;
-    (void)client_.Call<controller::HeartbeatReply>(leave, o_.request_timeout_ms);
+    SanitizeOptions options;
+    options.client = o_.client;
+    options.campaign = s_.campaign;
+    options.target = TargetName(c);
+    options.build_id = s_.build_id;
+    options.node_id = NodeIdPrefix() + "sanitize";
+    options.builds = c.sanitizer_builds;
+    options.timeout_s = c.timeout_s;
+    options.rss_limit_mb = c.rss_limit_mb;
+    options.request_timeout_ms = o_.request_timeout_ms;
+    Result<SanitizeStep> step =
+        RunSanitizerBuilds(client_, options, corpus->string(), &s_.problems);
+    if (!step.ok()) return step.status();  // the controller's: run the night again
+    s_.sanitize = std::move(step).value();
   }
   s_.sanitize.done = true;
   return Save();
