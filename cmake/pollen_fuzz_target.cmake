@@ -1,10 +1,12 @@
-# pollen_add_fuzz_target(NAME SOURCES... [SANITIZE address,undefined])
+# pollen_add_fuzz_target(NAME SOURCES... [SANITIZE address,undefined] [ROUTINE_LOG])
 #
 # Builds an unmodified libFuzzer harness as a Pollen target: SanitizerCoverage
 # (-fsanitize=fuzzer-no-link: inline 8-bit counters, pc-table, trace-cmp) on the harness,
 # and libpollen_runtime linked whole, so its strong callbacks replace any weak ones.
+# ROUTINE_LOG also loads Pollen's compiler pass (compiler/routine_log_pass.cc), which logs
+# the pointer arguments of the target's own calls for input-to-state.
 function(pollen_add_fuzz_target name)
-  cmake_parse_arguments(ARG "" "SANITIZE" "" ${ARGN})
+  cmake_parse_arguments(ARG "ROUTINE_LOG" "SANITIZE" "" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   set(san "fuzzer-no-link")
   if(ARG_SANITIZE)
@@ -13,6 +15,13 @@ function(pollen_add_fuzz_target name)
   target_compile_options(${name} PRIVATE -fsanitize=${san} -fno-omit-frame-pointer -g)
   target_link_options(${name} PRIVATE -fsanitize=${san})
   target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,pollen_runtime>")
+  if(ARG_ROUTINE_LOG)
+    target_compile_options(${name} PRIVATE -fpass-plugin=$<TARGET_FILE:pollen_routine_log>)
+    add_dependencies(${name} pollen_routine_log)
+    # A changed pass recompiles the target (OBJECT_DEPENDS takes no generator expression).
+    set_source_files_properties(${ARG_UNPARSED_ARGUMENTS} TARGET_DIRECTORY ${name} PROPERTIES
+                                OBJECT_DEPENDS ${PROJECT_BINARY_DIR}/compiler/libpollen_routine_log.so)
+  endif()
 endfunction()
 
 # pollen_add_coverage_target(NAME SOURCES...)

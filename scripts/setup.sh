@@ -3,7 +3,8 @@
 # Idempotent: installed packages are skipped, and apt is not touched when nothing is missing.
 set -euo pipefail
 
-# Build: cmake ninja-build pkg-config g++ clang-14 lld-14 and the -dev libraries.
+# Build: cmake ninja-build pkg-config g++ clang-14 lld-14 and the -dev libraries; llvm-14-dev
+# (the LLVM 14 headers) for Pollen's compiler pass, compiler/.
 # Tests and benchmark smoke runs: llvm-14 (llvm-symbolizer, llvm-profdata, llvm-cov), python3
 # (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
 # git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf).
@@ -13,7 +14,7 @@ set -euo pipefail
 # test (tests/k8s/cluster_in_a_box.py): iproute2 (ip netns), python3-yaml.
 # scripts/fresh-machine-check.sh proves on a bare Debian 12 root that this list is complete.
 packages=(
-  cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14
+  cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14 llvm-14-dev
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
   libyaml-cpp-dev nlohmann-json3-dev

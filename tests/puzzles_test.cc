@@ -90,7 +90,10 @@ TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
 
 INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,
                          ::testing::Values(Puzzle{"puzzle_crc32", 20000000}, Puzzle{"puzzle_ipsum", 40000000},
-                                           Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000}),
+                                           Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000},
+                                           // Built with the compiler pass (ROUTINE_LOG): its keywords are
+                                           // compared byte by byte by the target's own function.
+                                           Puzzle{"puzzle_keywords_routines", 20000000}),
                          [](const ::testing::TestParamInfo<Puzzle>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -14,9 +14,9 @@ import os
 import statistics
 import sys
 
-LABELS = {"pollen": "Pollen", "libfuzzer": "libFuzzer", "aflplusplus": "AFL++ (CmpLog)",
-          "afl": "AFL++ (no CmpLog)"}
-ORDER = ["pollen", "libfuzzer", "aflplusplus", "afl"]
+LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + routine log pass", "libfuzzer": "libFuzzer",
+          "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
+ORDER = ["pollen", "pollen-routines", "libfuzzer", "aflplusplus", "afl"]
 
 
 def read_result(path):

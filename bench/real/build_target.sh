@@ -4,21 +4,23 @@
 #
 #   pollen       harness + library with -fsanitize=fuzzer-no-link, linked with the Pollen
 #                runtime exactly as CMake links examples/keyword_fuzzer (read from build.ninja)
+#   pollen-routines  the same, compiled with Pollen's compiler pass (-fpass-plugin=
+#                build/compiler/libpollen_routine_log.so: the target's calls logged)
 #   libfuzzer    library with -fsanitize=fuzzer-no-link, harness and link with -fsanitize=fuzzer
 #   afl          afl-clang-fast(++) (PCGUARD), persistent mode through AFL++'s libAFLDriver.a;
 #                also writes afl-dict2file.dict (AFL_LLVM_DICT2FILE)
 #   afl-cmplog   the same with AFL_LLVM_CMPLOG=1 (afl-fuzz -c)
 #   cov          -fprofile-instr-generate -fcoverage-mapping, main = engine/coverage_main/coverage_main.cc
 #
-# plus dict (the target's own dictionary, if its tree has one), seeds/ (its seed corpus, or
+# (the default: the first five; pollen-routines on request) plus dict (the target's own dictionary, if its tree has one), seeds/ (its seed corpus, or
 # one file "hi" as FuzzBench does for targets without seeds) and BUILD_INFO.
 # No sanitizers (coverage experiments, as FuzzBench). Base flags, every build:
 #   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
-#   NAME   libpng | jsoncpp | re2 | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
+#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
 #          | puzzle_* (bench/puzzles/NAME.cc)
-#   FLAVOR pollen libfuzzer afl afl-cmplog cov (default: all five)
+#   FLAVOR pollen pollen-routines libfuzzer afl afl-cmplog cov (default: all but pollen-routines)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
 # Runs at nice 10. Each flavor is built from scratch in build/bench-real/work/NAME/FLAVOR
 # and published by rename; logs in build/bench-real/logs/NAME-FLAVOR.log.
@@ -29,20 +31,21 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${POLLEN_BUILD_DIR:-$root/build}
 out=${BENCH_REAL_DIR:-$build/bench-real}
 jobs=${BENCH_JOBS:-1}
-all_flavors=(pollen libfuzzer afl afl-cmplog cov)
+all_flavors=(pollen pollen-routines libfuzzer afl afl-cmplog cov)
+default_flavors=(pollen libfuzzer afl afl-cmplog cov)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 [ $# -ge 1 ] || { usage >&2; exit 2; }
 case "$1" in -h | --help) usage; exit 0 ;; esac
 name=$1; shift
 flavors=("$@")
-[ ${#flavors[@]} -gt 0 ] || flavors=("${all_flavors[@]}")
+[ ${#flavors[@]} -gt 0 ] || flavors=("${default_flavors[@]}")
 for f in "${flavors[@]}"; do
   [[ " ${all_flavors[*]} " == *" $f "* ]] || { echo "ERROR: unknown flavor $f" >&2; exit 2; }
 done
 
 case "$name" in
-  libpng | jsoncpp | re2)
+  libpng | jsoncpp | re2 | expat | lz4 | sqlite3)
     src=$out/src/$name
     [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
   keyword | magic4 | empty)
@@ -51,7 +54,7 @@ case "$name" in
   puzzle_*)
     src=$root/bench/puzzles
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -123,6 +126,44 @@ build_lib() {
       harness=$src/re2/fuzzing/re2_fuzzer.cc
       harness_flags=(-I"$w/re2" -I"$src/re2/fuzzing/compiler-rt/include")
       ;;
+    expat)
+      # The static library with expat's own CMake (it writes expat_config.h); its checks'
+      # test programs stay out of the AFL dictionary. The harness as expat's
+      # EXPAT_BUILD_FUZZERS builds it, for UTF-8.
+      (env -u AFL_LLVM_DICT2FILE cmake -S "$src/expat" -B "$w/lib" -G Ninja \
+        -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="${CFLAGS[*]}" -DCMAKE_BUILD_TYPE=NoConfig \
+        -DEXPAT_SHARED_LIBS=OFF -DEXPAT_BUILD_TOOLS=OFF -DEXPAT_BUILD_EXAMPLES=OFF \
+        -DEXPAT_BUILD_TESTS=OFF -DEXPAT_BUILD_DOCS=OFF -DEXPAT_BUILD_PKGCONFIG=OFF >/dev/null)
+      # Debian's security patches test "#if XML_DTD == 1", as autotools defines it; CMake's
+      # header defines XML_DTD and XML_NS empty.
+      sed -i 's/^#define \(XML_DTD\|XML_NS\)$/#define \1 1/' "$w/lib/expat_config.h"
+      ninja -C "$w/lib" -j"$jobs" expat >/dev/null
+      lib_args=("$w/lib/libexpat.a")
+      harness=$src/expat/fuzz/xml_parse_fuzzer.c
+      harness_flags=(-I"$src/expat/lib" -I"$w/lib" -DENCODING_FOR_FUZZING=UTF-8)
+      ;;
+    lz4)
+      # The frame decompressor (checksummed header and blocks) with lz4's own OSS-Fuzz
+      # helpers; the library files compile directly.
+      local f objs=()
+      for f in lib/lz4 lib/lz4hc lib/lz4frame lib/xxhash ossfuzz/lz4_helpers ossfuzz/fuzz_data_producer; do
+        "$CC" "${CFLAGS[@]}" -I"$src/lib" -c "$src/$f.c" -o "$w/$(basename "$f").o"
+        objs+=("$w/$(basename "$f").o")
+      done
+      llvm-ar-14 rcs "$w/liblz4.a" "${objs[@]}"
+      lib_args=("$w/liblz4.a")
+      harness=$src/ossfuzz/decompress_frame_fuzzer.c
+      harness_flags=(-I"$src/lib" -I"$src/ossfuzz")
+      ;;
+    sqlite3)
+      # The amalgamation (setup.sh) with OSS-Fuzz's (and FuzzBench's) defines for this harness.
+      "$CC" "${CFLAGS[@]}" -DSQLITE_MAX_LENGTH=128000000 -DSQLITE_MAX_SQL_LENGTH=128000000 \
+        -DSQLITE_MAX_MEMORY=25000000 -DSQLITE_PRINTF_PRECISION_LIMIT=1048576 -DSQLITE_DEBUG=1 \
+        -DSQLITE_MAX_PAGE_COUNT=16384 -c "$src/sqlite3.c" -o "$w/sqlite3.o"
+      lib_args=("$w/sqlite3.o" -lpthread -ldl -lm)
+      harness=$src/test/ossfuzz.c
+      harness_flags=(-I"$src")
+      ;;
     keyword | magic4 | empty)
       lib_args=()
       harness=$src/$name.cc
@@ -143,9 +184,14 @@ build_flavor() {
   local hflags=() link_flags=() extra=() main_obj=()
   unset AFL_LLVM_DICT2FILE AFL_LLVM_CMPLOG
   case "$flavor" in
-    pollen)
+    pollen | pollen-routines)
       pollen_link_args
       CFLAGS=("${base[@]}" -fsanitize=fuzzer-no-link)
+      if [ "$flavor" = pollen-routines ]; then
+        local plugin=$build/compiler/libpollen_routine_log.so
+        [ -f "$plugin" ] || { echo "ERROR: $plugin missing: run scripts/build.sh pollen_routine_log" >&2; return 1; }
+        CFLAGS+=(-fpass-plugin="$plugin")
+      fi
       hflags=("${CFLAGS[@]}")
       link_flags=(-fsanitize=fuzzer-no-link)
       extra=("${pollen_libs[@]}") ;;
@@ -175,7 +221,9 @@ build_flavor() {
   esac
   CXXFLAGS=("${CFLAGS[@]}")
   build_lib "$w"
-  "$CXX" "${hflags[@]}" "${harness_flags[@]}" -c "$harness" -o "$w/harness.o"
+  local hcc=$CXX
+  [[ "$harness" != *.c ]] || hcc=$CC  # a C harness (expat, lz4, sqlite3) is compiled as C
+  "$hcc" "${hflags[@]}" "${harness_flags[@]}" -c "$harness" -o "$w/harness.o"
   # The harness is linked as an object file, never from an archive (docs/targets.md).
   "$CXX" "${base[@]}" "${link_flags[@]}" "$w/harness.o" "${main_obj[@]}" "${lib_args[@]}" \
     "${extra[@]}" -o "$w/$flavor"
@@ -201,7 +249,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
+    re2 | expat | lz4 | sqlite3 | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"
@@ -226,7 +274,12 @@ for flavor in "${flavors[@]}"; do
   logf=$out/logs/$name-$flavor.log
   log "$flavor (log: $logf)"
   start=$(date +%s)
-  if (build_flavor "$flavor") >"$logf" 2>&1; then
+  # Not "if (build_flavor ...)": in a condition, set -e would be off inside the subshell and
+  # a failed step would go unnoticed until the link.
+  (build_flavor "$flavor") >"$logf" 2>&1 &
+  rc=0
+  wait $! || rc=$?
+  if [ $rc = 0 ]; then
     log "$flavor built in $(( $(date +%s) - start )) s: $dest/$flavor"
   else
     log "$flavor FAILED after $(( $(date +%s) - start )) s; last lines of $logf:"

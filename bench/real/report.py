@@ -2,6 +2,7 @@
 """Report of a bench/real/run.sh results directory: tables and coverage-over-time plots.
 
 Usage: bench/real/report.py RESULTS_DIR [--docs=docs/benchmarks.md] [--img-dir=docs/img]
+                             [--section=NAME]
 
 Reads RESULTS/meta, RESULTS/TARGET/FUZZER/trial-N/{result,coverage.tsv} (run_one.sh and
 measure.sh) and writes RESULTS/report.md and, with gnuplot installed, RESULTS/TARGET.svg.
@@ -12,6 +13,8 @@ last snapshot no later than the run's time); exec/s is each fuzzer's own figure.
 With --docs, the report replaces what lies between the markers
 "<!-- bench/real report: begin -->" and "<!-- bench/real report: end -->" in that file (they
 are appended if missing) and the plots are copied into --img-dir as bench-real-TARGET.svg.
+--section=NAME uses the markers "<!-- bench/real report NAME: begin -->" (and end) instead,
+for a run of some targets that must not replace the main report.
 Exits 1 if RESULTS has no run at all; runs without coverage.tsv are reported as unmeasured.
 """
 import os
@@ -22,8 +25,8 @@ import sys
 
 BEGIN = "<!-- bench/real report: begin -->"
 END = "<!-- bench/real report: end -->"
-LABELS = {"pollen": "Pollen", "libfuzzer": "libFuzzer", "aflplusplus": "AFL++ (CmpLog)",
-          "afl": "AFL++ (no CmpLog)"}
+LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + routine log pass", "libfuzzer": "libFuzzer",
+          "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
 OTHERS = ("libfuzzer", "aflplusplus", "afl")
 
 
@@ -232,7 +235,7 @@ def render(results, meta, seconds, targets, img_prefix):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
-    if len(args) != 1 or any(k not in ("docs", "img-dir") for k in opts):
+    if len(args) != 1 or any(k not in ("docs", "img-dir", "section") for k in opts):
         sys.stderr.write(__doc__)
         return 2
     results = args[0]
@@ -259,9 +262,13 @@ def main(argv):
                 shutil.copyfile(svg, os.path.join(img_dir, f"bench-real-{t['name']}.svg"))
         with open(opts["docs"]) as f:
             doc = f.read()
-        block = f"{BEGIN}\n{text}{END}"
-        if BEGIN in doc and END in doc:
-            doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+        begin, end = BEGIN, END
+        if "section" in opts:
+            begin = BEGIN.replace("report:", f"report {opts['section']}:")
+            end = END.replace("report:", f"report {opts['section']}:")
+        block = f"{begin}\n{text}{end}"
+        if begin in doc and end in doc:
+            doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
         else:
             doc = doc.rstrip("\n") + "\n\n" + block + "\n"
         with open(opts["docs"], "w") as f:

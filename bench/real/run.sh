@@ -6,12 +6,12 @@
 # Usage: bench/real/run.sh [flags]
 #   --time=T        minutes per run (default 10); "30s" for seconds
 #   --trials=N      trials per fuzzer and target (default 3)
-#   --targets=LIST  comma-separated; NAME or NAME:MODE (default libpng,jsoncpp,re2,keyword,magic4,empty)
+#   --targets=LIST  comma-separated; NAME or NAME:MODE (default libpng,jsoncpp,re2,expat,lz4,sqlite3,keyword,magic4,empty)
 #                   modes: coverage (real targets: run T, go on after crashes), bug (keyword,
 #                   magic4: stop at the first crash, T is a limit), speed (empty: exec/s only,
 #                   --speed-time seconds)
 #   --fuzzers=LIST  comma-separated (default pollen,libfuzzer,aflplusplus; also: afl = AFL++
-#                   without CmpLog)
+#                   without CmpLog, pollen-routines = Pollen on a build with its compiler pass)
 #   --snapshot=S    seconds between corpus snapshots (default 60)
 #   --speed-time=S  seconds of a speed-mode run (default 60)
 #   --cpus=A,B      the two CPUs the runs are pinned to (default 0,1)
@@ -30,7 +30,7 @@ out=${BENCH_REAL_DIR:-$build/bench-real}
 here=$root/bench/real
 
 T=600 trials=3 snap=60 speed_time=60 cpus=0,1 results="" setup=1 docs=0
-targets=libpng,jsoncpp,re2,keyword,magic4,empty
+targets=libpng,jsoncpp,re2,expat,lz4,sqlite3,keyword,magic4,empty
 fuzzers=pollen,libfuzzer,aflplusplus
 die() { echo "ERROR: $*" >&2; exit 2; }
 is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
@@ -57,7 +57,7 @@ IFS=, read -r -a cpu_list <<<"$cpus"
 for c in "${cpu_list[@]}"; do is_uint "$c" || die "bad CPU $c"; done
 IFS=, read -r -a fuzzer_list <<<"$fuzzers"
 for f in "${fuzzer_list[@]}"; do
-  case "$f" in pollen | libfuzzer | aflplusplus | afl) ;; *) die "unknown fuzzer $f" ;; esac
+  case "$f" in pollen | pollen-routines | libfuzzer | aflplusplus | afl) ;; *) die "unknown fuzzer $f" ;; esac
 done
 declare -A mode_of=()
 target_list=()
@@ -66,10 +66,10 @@ for spec in "${specs[@]}"; do
   name=${spec%%:*} mode=""
   [[ "$spec" == *:* ]] && mode=${spec#*:}
   case "$name" in
-    libpng | jsoncpp | re2) : "${mode:=coverage}" ;;
+    libpng | jsoncpp | re2 | expat | lz4 | sqlite3) : "${mode:=coverage}" ;;
     keyword | magic4 | puzzle_*) : "${mode:=bug}" ;;
     empty) : "${mode:=speed}" ;;
-    *) die "unknown target $name (libpng, jsoncpp, re2, keyword, magic4, empty, puzzle_*)" ;;
+    *) die "unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, keyword, magic4, empty, puzzle_*)" ;;
   esac
   case "$mode" in coverage | bug | speed) ;; *) die "unknown mode $mode in $spec" ;; esac
   target_list+=("$name"); mode_of[$name]=$mode
@@ -84,7 +84,7 @@ flavors_for() {  # the binaries the chosen fuzzers need, plus the coverage build
   local f fl=(cov)
   for f in "${fuzzer_list[@]}"; do
     case "$f" in
-      pollen | libfuzzer) fl+=("$f") ;;
+      pollen | pollen-routines | libfuzzer) fl+=("$f") ;;
       afl) fl+=(afl) ;;
       aflplusplus) fl+=(afl afl-cmplog) ;;
     esac
@@ -96,6 +96,15 @@ if [ $setup = 1 ]; then
   for name in "${target_list[@]}"; do
     missing=()
     for fl in $(flavors_for); do [ -x "$out/targets/$name/$fl" ] || missing+=("$fl"); done
+    # A pollen binary linked with an older runtime than the build directory's is rebuilt
+    # (a changed shared-memory layout would make every run of it refuse to start).
+    for fl in pollen pollen-routines; do
+      if [[ " $(flavors_for | tr '\n' ' ') " == *" $fl "* && " ${missing[*]} " != *" $fl "* ]] &&
+         [ "$out/targets/$name/$fl" -ot "$build/engine/runtime/libpollen_runtime.a" ]; then
+        echo "bench/real: $name/$fl is older than the Pollen runtime: rebuilding it" >&2
+        missing+=("$fl")
+      fi
+    done
     [ ${#missing[@]} -eq 0 ] || bash "$here/build_target.sh" "$name" "${missing[@]}"
   done
 fi

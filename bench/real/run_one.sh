@@ -3,7 +3,8 @@
 # corpus at fixed intervals. Called by bench/real/run.sh; usable alone.
 #
 # Usage: bench/real/run_one.sh FUZZER TARGET_DIR OUT_DIR CPU SECONDS SNAPSHOT_S MODE
-#   FUZZER      pollen | libfuzzer | aflplusplus (AFL++ with its CmpLog binary, as FuzzBench)
+#   FUZZER      pollen | pollen-routines (the target built with Pollen's compiler pass) |
+#               libfuzzer | aflplusplus (AFL++ with its CmpLog binary, as FuzzBench)
 #               | afl (AFL++ without CmpLog)
 #   TARGET_DIR  build/bench-real/targets/NAME (binaries, seeds/, dict, afl-dict2file.dict)
 #   OUT_DIR     created; must not exist
@@ -41,8 +42,8 @@ mkdir -p "$work"
 cmd=() env_vars=()
 dict=""; [ -f "$d/dict" ] && dict=$d/dict
 case "$fuzzer" in
-  pollen)
-    bin=$d/pollen
+  pollen | pollen-routines)
+    bin=$d/$fuzzer
     cmd=("$pollen_cli" fuzz "$bin" "$d/seeds" --workers=1 --time="$T" --workdir="$work/pollen")
     [ -n "$dict" ] && cmd+=("--dict=$dict")
     [ "$mode" = bug ] || cmd+=(--keep-going)
@@ -121,7 +122,7 @@ final=$(perl -e "printf '%d', $end - $start + 0.5")
 # exec/s from the fuzzer's own statistics.
 execs="-" eps="-" first_crash="-"
 case "$fuzzer" in
-  pollen)
+  pollen | pollen-routines)
     # "  executions:   2815 in 0.2 s (13154 exec/s)"
     line=$(grep -a 'executions:' "$out/log" | tail -1 || true)
     execs=$(sed -n 's/.*executions: *\([0-9]*\) in.*/\1/p' <<<"$line")

@@ -36,8 +36,9 @@ fi
 #    afl++: afl-clang-fast, afl-fuzz, libAFLDriver.a.  unicode-data, perl, python3, python3-six:
 #    re2's Unicode tables (Debian's tarball strips them).  zlib1g-dev: libpng.  dpkg-dev:
 #    dpkg-source.  llvm-14: llvm-profdata-14 / llvm-cov-14.  gnuplot-nox: the coverage plots.
+#    cmake: expat's configuration header.  tcl: tclsh, which makes sqlite's amalgamation.
 extra=(afl++ unicode-data perl python3 python3-six zlib1g-dev dpkg-dev make xz-utils llvm-14
-       gnuplot-nox)
+       gnuplot-nox cmake tcl)
 missing=()
 for p in "${extra[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -65,10 +66,14 @@ declare -A pin=(
   [libpng1.6]=1.6.39-2+deb12u5
   [libjsoncpp]=1.9.5-4
   [re2]=20220601+dfsg-1
+  [expat]=2.5.0-1+deb12u2
+  [lz4]=1.9.4-1
+  [sqlite3]=3.40.1-2+deb12u2
 )
 # BENCH_REAL_PINS="pkg=version ..." overrides these.
 for pv in ${BENCH_REAL_PINS:-}; do pin[${pv%%=*}]=${pv#*=}; done
-declare -A dirname=([libpng1.6]=libpng [libjsoncpp]=jsoncpp [re2]=re2)
+declare -A dirname=([libpng1.6]=libpng [libjsoncpp]=jsoncpp [re2]=re2 [expat]=expat [lz4]=lz4
+                   [sqlite3]=sqlite3)
 
 fetch() {  # fetch PACKAGE DEST
   local pkg=$1 dest=$2 dl=$out/src/_downloads/$1
@@ -111,7 +116,7 @@ fetch() {  # fetch PACKAGE DEST
 }
 
 mkdir -p "$out/src"
-for pkg in libpng1.6 libjsoncpp re2; do
+for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3; do
   fetch "$pkg" "$out/src/${dirname[$pkg]}"
 done
 
@@ -137,6 +142,17 @@ if [ ! -f "$png/.bench-real-dfa" ]; then
   touch "$png/.bench-real-dfa"
 fi
 
-# 6. The Pollen runtime, engine and CLI.
-nice -n 10 bash "$root/scripts/build.sh" -j"${BENCH_JOBS:-1}" pollen pollen_runtime
+# sqlite3: the harness (test/ossfuzz.c) is built against the amalgamation, as OSS-Fuzz does;
+# configure + make sqlite3.c writes it (and sqlite3.h) into the tree, once.
+sq=$out/src/sqlite3
+if [ ! -s "$sq/sqlite3.c" ] || [ ! -s "$sq/sqlite3.h" ]; then
+  log "sqlite3: making the amalgamation (sqlite3.c)"
+  rm -rf "$sq/.amalgamation" && mkdir -p "$sq/.amalgamation"
+  (cd "$sq/.amalgamation" && ../configure --quiet >configure.log 2>&1 && make -s sqlite3.c >make.log 2>&1) ||
+    { echo "ERROR: sqlite3's amalgamation failed; see $sq/.amalgamation/*.log" >&2; exit 1; }
+  cp "$sq/.amalgamation/sqlite3.c" "$sq/.amalgamation/sqlite3.h" "$sq/"
+fi
+
+# 6. The Pollen runtime, engine and CLI, and the compiler pass.
+nice -n 10 bash "$root/scripts/build.sh" -j"${BENCH_JOBS:-1}" pollen pollen_runtime pollen_routine_log
 log "done: sources in $out/src; next: bench/real/build_target.sh NAME"

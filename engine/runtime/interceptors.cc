@@ -16,30 +16,21 @@
 #include <cstdint>
 #include <utility>
 
+#include "engine/runtime/operand_memory.h"
 #include "engine/runtime/sancov_state.h"
-
-extern "C" void* __asan_region_is_poisoned(void* beg, size_t size) __attribute__((weak));
-// The bounds of the executable's image (the linker defines both): a compared operand inside
-// it is one of the program's literals, not part of the input.
-extern "C" char __executable_start;
-extern "C" char _end;
 
 namespace {
 
 using pollen::runtime::GetSancovState;
+using pollen::runtime::InImage;
+using pollen::runtime::Readable;
 
 inline bool Recording() { return GetSancovState().in_target; }
 
-// How many of the first n bytes at p may be read: all, unless ASan knows that some are not
-// addressable. A comparison may stop before the end of a shorter buffer
-// (strncmp(buf, "\xEF\xBB\xBF", 3) reads one byte of a one-byte buf when it differs), and
-// the operands are recorded past that point: reading them must not be a bug of the target's.
-inline size_t Readable(const void* p, size_t n) {
-  if (__asan_region_is_poisoned == nullptr || n == 0) return n;
-  const void* bad = __asan_region_is_poisoned(const_cast<void*>(p), n);
-  if (bad == nullptr) return n;
-  return static_cast<size_t>(static_cast<const char*>(bad) - static_cast<const char*>(p));
-}
+// Operands are read through Readable (operand_memory.h): a comparison may stop before the
+// end of a shorter buffer (strncmp(buf, "\xEF\xBB\xBF", 3) reads one byte of a one-byte buf
+// when it differs), and the operands are recorded past that point: reading them must not be
+// a bug of the target's.
 
 // With the value profile on: how many leading bytes of a and b (of the first n that may be
 // read) agree, as the closeness of the comparison at `pc`, so that a keyword matched one
@@ -54,10 +45,6 @@ inline void ProfileWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   size_t same = 0;
   while (same < n && x[same] == y[same]) same++;
   pollen::runtime::AddValueProfile(s, pc, same);
-}
-
-inline bool InImage(const void* p) {
-  return p >= static_cast<const void*>(&__executable_start) && p < static_cast<const void*>(&_end);
 }
 
 // Orders a compared pair so that a literal of the program comes second; returns whether one

@@ -30,6 +30,9 @@ struct SancovState {
   bool too_many_modules = false;
   engine::CmpTable cmp;  // filled by the trace-cmp and string hooks
   engine::CmpSiteLog sites;  // non-constant integer comparisons by site, when the worker asks
+  // Whether __pollen_trace_routine (routine_hook.cc, for targets built with the compiler
+  // pass) records: only on the entry's own run, whose operands input-to-state reads.
+  bool log_routines = false;
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;

@@ -156,7 +156,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   Publish(&h->chain_length, 0u);
   s.sites.Clear();
   s.sites.mode = engine::CmpSiteLog::kLearn;
+  s.log_routines = true;
   found = RunOne(buf, size);
+  s.log_routines = false;
   CountRun();
   std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
   s.sites.mode = engine::CmpSiteLog::kOff;
