@@ -13,11 +13,10 @@
 //
 // with the call's first four pointer arguments (null for those it does not have): a keyword
 // is often not among the first two (expat's XmlNameMatchesAscii(enc, ptr, end, KW_DOCTYPE)).
-//
-// which the Pollen runtime defines (engine/runtime/routine_hook.cc; each module gets a weak,
-// empty one for programs linked without it). The runtime decides what
-// is worth keeping (a literal of the program against anything else) and does the work only on
-// the runs whose operands input-to-state reads.
+// The Pollen runtime defines the hook (engine/runtime/routine_hook.cc; each module gets a
+// weak, empty one for programs linked without it). The runtime decides what is worth keeping
+// (a text literal of the program against a pointer outside the image) and does the work only
+// on the runs whose operands input-to-state reads.
 //
 // The pass runs at the start of the optimisation pipeline, before inlining: a small
 // SameWord(token, n, "select") is still a call there, and is usually inlined later. It adds
@@ -79,7 +78,7 @@ void DefineWeakHook(llvm::FunctionCallee hook) {
 struct RoutineLogPass : llvm::PassInfoMixin<RoutineLogPass> {
   llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
     llvm::LLVMContext& ctx = module.getContext();
-    llvm::Type* ptr = llvm::Type::getInt8PtrTy(ctx);
+    llvm::PointerType* ptr = llvm::Type::getInt8PtrTy(ctx);
     llvm::FunctionCallee hook = module.getOrInsertFunction(
         "__pollen_trace_routine", llvm::Type::getVoidTy(ctx), ptr, ptr, ptr, ptr);
     bool changed = false;
@@ -105,8 +104,7 @@ struct RoutineLogPass : llvm::PassInfoMixin<RoutineLogPass> {
         llvm::Value* hook_args[kPointers];
         for (unsigned i = 0; i < kPointers; i++) {
           hook_args[i] = i < n ? builder.CreatePointerCast(args[i], ptr)
-                               : static_cast<llvm::Value*>(
-                                     llvm::ConstantPointerNull::get(llvm::Type::getInt8PtrTy(ctx)));
+                               : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(ptr));
         }
         llvm::CallInst* log = builder.CreateCall(hook, hook_args);
         // The hook is no comparison of the program's: sanitizers leave it alone.
