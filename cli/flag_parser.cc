@@ -157,6 +157,7 @@ std::string FlagParser::Usage() const {
     if (left.size() < 24) left.resize(24, ' ');
     out += left + " " + f.help;
     if (!f.is_bool && !f.default_value.empty()) out += " [" + f.default_value + "]";
+    if (f.is_bool && f.default_value == "true") out += " [on; --" + Dashed(f.name) + "=false: off]";
     out += "\n";
   }
   return out;

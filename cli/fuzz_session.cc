@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/target_setup.h"
+#include "engine/embedded_dictionary.h"
 #include "engine/sha1.h"
 #include "node/artifacts.h"
 #include "node/coordinator.h"
@@ -28,6 +29,16 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   if (!target_ok.ok()) return UsageError(target_ok.message());
   auto dict = LoadDictionary(options.dict);
   if (!dict.ok()) return UsageError(dict.status().message());
+  size_t embedded = 0;
+  if (options.target_dict) {
+    // A broken section does not stop the run: the target may still be fine to fuzz.
+    auto from_target = engine::ReadEmbeddedDictionary(options.target);
+    if (from_target.ok()) {
+      embedded = engine::MergeDictionary(from_target.value(), &dict.value());
+    } else {
+      spdlog::warn("the target's embedded dictionary is not used: {}", from_target.status().message());
+    }
+  }
   std::vector<std::vector<uint8_t>> seeds;
   Status read = ReadCorpusDirs(options.corpus_dirs, &seeds);
   if (!read.ok()) return UsageError(read.message());
@@ -80,9 +91,10 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
     if (observer->StopRequested()) return kExitOk;  // the observer said why
   }
 
-  spdlog::info("pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries, workdir {}",
+  spdlog::info("pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries "
+               "({} embedded in the target), workdir {}",
                command, options.target, options.max_len, options.timeout, options.rss_limit_mb,
-               launch.dictionary.entries.size(), options.workdir);
+               launch.dictionary.entries.size(), embedded, options.workdir);
   node::InstallInterruptHandler();
   node::Coordinator coordinator(options, &launcher, &corpus, store.value().get(),
                                 options.workdir + "/crashes");

@@ -1,7 +1,6 @@
-// Pollen's optional compiler pass (a clang plugin): it logs the pointer arguments of calls, so
-// that comparisons the libc interceptors never see reach input-to-state.
-//
-//   clang++-14 -fsanitize=fuzzer-no-link -fpass-plugin=libpollen_routine_log.so ...
+// The routine-log pass of Pollen's compiler plugin (compiler/plugin.cc): it logs the pointer
+// arguments of calls, so that comparisons the libc interceptors never see reach
+// input-to-state.
 //
 // A target's own string functions (a hand-written case-insensitive compare, a keyword table
 // walked byte by byte) show up in trace-cmp only as one-byte comparisons, one byte at a time.
@@ -22,18 +21,16 @@
 // SameWord(token, n, "select") is still a call there, and is usually inlined later. It adds
 // calls only, never branches or blocks, so the coverage counters SanitizerCoverage adds later
 // are the same with and without it.
+#include "compiler/routine_log_pass.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/PassManager.h"
-#include "llvm/Passes/OptimizationLevel.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Passes/PassPlugin.h"
 
+namespace pollen::compiler {
 namespace {
 
 // Functions whose comparisons the runtime already sees (its libc interceptors), or that are
@@ -75,54 +72,45 @@ void DefineWeakHook(llvm::FunctionCallee hook) {
   builder.CreateRetVoid();
 }
 
-struct RoutineLogPass : llvm::PassInfoMixin<RoutineLogPass> {
-  llvm::PreservedAnalyses run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
-    llvm::LLVMContext& ctx = module.getContext();
-    llvm::PointerType* ptr = llvm::Type::getInt8PtrTy(ctx);
-    llvm::FunctionCallee hook = module.getOrInsertFunction(
-        "__pollen_trace_routine", llvm::Type::getVoidTy(ctx), ptr, ptr, ptr, ptr);
-    bool changed = false;
-    DefineWeakHook(hook);
-    for (llvm::Function& f : module) {
-      if (f.isDeclaration() || Skipped(f.getName())) continue;
-      llvm::SmallVector<llvm::CallBase*, 16> calls;
-      for (llvm::Instruction& inst : llvm::instructions(f)) {
-        auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
-        if (call == nullptr || call->isInlineAsm()) continue;
-        llvm::Function* callee = call->getCalledFunction();
-        if (callee != nullptr && Skipped(callee->getName())) continue;
-        // A comparison answers with a number or a truth value: calls returning nothing or a
-        // pointer (copy and write helpers, in a decompressor's hot loop) are left alone.
-        if (!call->getType()->isIntegerTy()) continue;
-        llvm::Value* args[kPointers];
-        if (PointerArgs(*call, args) >= 2) calls.push_back(call);
-      }
-      for (llvm::CallBase* call : calls) {
-        llvm::Value* args[kPointers];
-        unsigned n = PointerArgs(*call, args);
-        llvm::IRBuilder<> builder(call);
-        llvm::Value* hook_args[kPointers];
-        for (unsigned i = 0; i < kPointers; i++) {
-          hook_args[i] = i < n ? builder.CreatePointerCast(args[i], ptr)
-                               : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(ptr));
-        }
-        llvm::CallInst* log = builder.CreateCall(hook, hook_args);
-        // The hook is no comparison of the program's: sanitizers leave it alone.
-        log->setMetadata(ctx.getMDKindID("nosanitize"), llvm::MDNode::get(ctx, {}));
-        changed = true;
-      }
-    }
-    return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
-  }
-};
-
 }  // namespace
 
-extern "C" LLVM_ATTRIBUTE_WEAK llvm::PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "pollen-routine-log", "1", [](llvm::PassBuilder& pb) {
-            pb.registerPipelineStartEPCallback(
-                [](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
-                  mpm.addPass(RoutineLogPass());
-                });
-          }};
+llvm::PreservedAnalyses RoutineLogPass::run(llvm::Module& module, llvm::ModuleAnalysisManager&) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::PointerType* ptr = llvm::Type::getInt8PtrTy(ctx);
+  llvm::FunctionCallee hook = module.getOrInsertFunction(
+      "__pollen_trace_routine", llvm::Type::getVoidTy(ctx), ptr, ptr, ptr, ptr);
+  bool changed = false;
+  DefineWeakHook(hook);
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || Skipped(f.getName())) continue;
+    llvm::SmallVector<llvm::CallBase*, 16> calls;
+    for (llvm::Instruction& inst : llvm::instructions(f)) {
+      auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      if (call == nullptr || call->isInlineAsm()) continue;
+      llvm::Function* callee = call->getCalledFunction();
+      if (callee != nullptr && Skipped(callee->getName())) continue;
+      // A comparison answers with a number or a truth value: calls returning nothing or a
+      // pointer (copy and write helpers, in a decompressor's hot loop) are left alone.
+      if (!call->getType()->isIntegerTy()) continue;
+      llvm::Value* args[kPointers];
+      if (PointerArgs(*call, args) >= 2) calls.push_back(call);
+    }
+    for (llvm::CallBase* call : calls) {
+      llvm::Value* args[kPointers];
+      unsigned n = PointerArgs(*call, args);
+      llvm::IRBuilder<> builder(call);
+      llvm::Value* hook_args[kPointers];
+      for (unsigned i = 0; i < kPointers; i++) {
+        hook_args[i] = i < n ? builder.CreatePointerCast(args[i], ptr)
+                             : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(ptr));
+      }
+      llvm::CallInst* log = builder.CreateCall(hook, hook_args);
+      // The hook is no comparison of the program's: sanitizers leave it alone.
+      log->setMetadata(ctx.getMDKindID("nosanitize"), llvm::MDNode::get(ctx, {}));
+      changed = true;
+    }
+  }
+  return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
 }
+
+}  // namespace pollen::compiler

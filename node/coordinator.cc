@@ -16,6 +16,7 @@
 #include "engine/sha1.h"
 #include "node/artifacts.h"
 #include "node/crash_minimizer.h"
+#include "node/drift_check.h"
 #include "node/interrupt.h"
 #include "node/learned_dictionary.h"
 #include "schema/worker.capnp.h"
@@ -84,6 +85,7 @@ struct Coordinator::Slot {
   uint64_t request_start_us = 0;  // when the current request was sent
   size_t minimize_input_size = 0;  // size of the input being minimized
   std::string origin;  // of the input being executed as it is (PendingInput::origin)
+  DriftCheck drift;    // kept across the slot's restarts
 };
 
 Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
@@ -250,7 +252,14 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
         fuzz_us_ += engine::MonotonicUs() - slot.request_start_us;
         if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound());
-        if (!r.getFound()) break;
+        if (!r.getFound()) {
+          if (slot.entry != SIZE_MAX &&
+              slot.drift.Observe(corpus_->entry(slot.entry).features.size(), r.getEntryFeatureCount(),
+                                 engine::MonotonicMs())) {
+            RestartDrifted(slot);
+          }
+          break;
+        }
         uint32_t n = std::min(r.getFeatureCount(), h->max_features);
         std::vector<uint32_t> fresh = coverage_->NewFeatures(slot.proc->shm().features(), n);
         if (fresh.empty()) break;
@@ -415,13 +424,35 @@ void Coordinator::HandleDeath(Slot& slot) {
   slot.proc.reset();
   slot.state = Slot::State::kIdle;
   RecordFailure(input, failure);
-  if (stop_) return;
+  Relaunch(slot);
+}
+
+bool Coordinator::Relaunch(Slot& slot) {
+  if (stop_) return false;
   Status st = StartSlot(slot);
-  if (!st.ok()) {
-    spdlog::error("cannot restart a worker: {}", st.message());
-    stop_ = true;
-    summary_.exit_code = 2;
+  if (st.ok()) return true;
+  spdlog::error("cannot restart a worker: {}", st.message());
+  stop_ = true;
+  summary_.exit_code = 2;
+  return false;
+}
+
+void Coordinator::RestartDrifted(Slot& slot) {
+  drift_restarts_++;
+  if (drift_restarts_ == 1) {
+    spdlog::warn("worker {}: corpus entries cover less than half of what they covered when they "
+                 "joined the corpus (state an earlier input left in the target?); restarting it",
+                 slot.proc->pid());
+  } else {
+    spdlog::info("worker {} drifted again; restarting it (restart {})", slot.proc->pid(), drift_restarts_);
   }
+  retired_runs_ += slot.proc->shm().header()->total_runs;
+  slot.proc->Kill();
+  slot.proc->WaitExit();
+  DriftCheck drift = slot.drift;
+  slot.proc.reset();
+  slot.state = Slot::State::kIdle;
+  if (Relaunch(slot)) slot.drift = drift;
 }
 
 void Coordinator::Watch(Slot& slot, uint64_t now_ms) {
@@ -559,9 +590,9 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
     if (!saved.ok()) spdlog::warn("cannot keep the learned dictionary: {}", saved.message());
   }
   spdlog::info("baseline {} ms; fuzz units: {} runs in {} ms; minimizing {} new inputs: {} runs in {} ms; "
-               "{} new inputs kept unminimized (over the budget)",
+               "{} new inputs kept unminimized (over the budget); {} worker restarts for drift",
                baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,
-               minimize_us_ / 1000, unminimized_);
+               minimize_us_ / 1000, unminimized_, drift_restarts_);
   summary_.seconds = static_cast<double>(engine::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

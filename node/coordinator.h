@@ -95,6 +95,11 @@ class Coordinator : public CorpusFeed {
   void HandleMessage(Slot& slot, const engine::FrameWords& words);
   void HandleDeath(Slot& slot);
   void Watch(Slot& slot, uint64_t now_ms);
+  // Replaces a worker whose target drifted (node/drift_check.h) with a fresh process.
+  void RestartDrifted(Slot& slot);
+  // Starts a new worker in an empty slot unless the run is stopping; a failure to start one
+  // stops the run (exit code 2). Whether a worker runs in it now.
+  bool Relaunch(Slot& slot);
   std::vector<uint8_t> RebuildInput(Slot& slot);
   void RecordFailure(const std::vector<uint8_t>& input, const Failure& failure);
   void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
@@ -128,6 +133,7 @@ class Coordinator : public CorpusFeed {
   std::map<std::string, uint64_t> failure_counts_;  // signature -> times seen
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone
+  uint64_t drift_restarts_ = 0;
   uint64_t start_ms_ = 0;
   uint64_t last_status_ms_ = 0;
   bool stop_ = false;

@@ -22,6 +22,8 @@ namespace pollen::node {
   X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")    \
   X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")            \
   X(std::string, dict, "", "dictionary file (libFuzzer/AFL format: one \"value\" per line)")    \
+  X(bool, target_dict, true,                                                                    \
+    "also use the dictionary Pollen's compiler plugin embedded in the target, if any")           \
   X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")   \
   X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")                \
   X(uint32_t, status_every, 3, "seconds between status lines")                                  \

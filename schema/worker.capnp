@@ -75,6 +75,7 @@ struct FuzzResult {
   found @1 :Bool;               # true: the raw area holds an input with new coverage
   inputSize @2 :UInt32;
   featureCount @3 :UInt32;      # all features of that execution, in the shared feature area
+  entryFeatureCount @4 :UInt32; # features of the request's first run: the entry, unmutated
 }
 
 struct ExecuteResult {

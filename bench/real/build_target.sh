@@ -4,8 +4,9 @@
 #
 #   pollen       harness + library with -fsanitize=fuzzer-no-link, linked with the Pollen
 #                runtime exactly as CMake links examples/keyword_fuzzer (read from build.ninja)
-#   pollen-routines  the same, compiled with Pollen's compiler pass (-fpass-plugin=
-#                build/compiler/libpollen_routine_log.so: the target's calls logged)
+#   pollen-routines  the same, compiled with Pollen's compiler plugin (-fpass-plugin=
+#                build/compiler/libpollen_routine_log.so: the literals the target compares
+#                against embedded as a dictionary, and its calls logged)
 #   libfuzzer    library with -fsanitize=fuzzer-no-link, harness and link with -fsanitize=fuzzer
 #   afl          afl-clang-fast(++) (PCGUARD), persistent mode through AFL++'s libAFLDriver.a;
 #                also writes afl-dict2file.dict (AFL_LLVM_DICT2FILE)

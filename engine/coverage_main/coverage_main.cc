@@ -5,31 +5,36 @@
 //
 // Runs every regular, non-hidden file of each directory (not recursive; AFL's queue/.state
 // is skipped that way), and each file named, through LLVMFuzzerTestOneInput, in name order,
-// so that a crash or a hang loses no coverage:
+// each input in a fresh process, so that neither a crash, nor a hang, nor what an earlier
+// input left behind in the target's global state changes what an input covers:
 //
-// - Inputs run in a forked child, one child for as many inputs as it gets through. Before
-//   each input the child records the input's index in memory shared with the parent; after
-//   each input it writes its whole profile (the counters are cumulative) to a temporary file
-//   and renames it over its own .profraw. A child that dies therefore leaves a complete
-//   profile of every input it finished, and never a truncated .profraw.
-// - A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) or a hang (SIGALRM after
-//   -timeout seconds) makes the child write its profile once more in the signal handler,
-//   which adds the partial coverage of the failing input, then die. If that write itself
-//   fails or hangs, only the temporary file is damaged; the last good .profraw stays. The
-//   parent kills a child whose input has run 5 s past the timeout.
-// - A harness that calls exit() gets its profile written by an atexit handler.
-// - The parent then starts a new child at the input after the one that failed.
+// - The parent runs LLVMFuzzerInitialize once, then forks one child per input, as a fork
+//   server does. Inputs do not see each other: a SQL input that lowers a process-wide memory
+//   limit (sqlite3's PRAGMA soft_heap_limit) would otherwise leave every later input of one
+//   process covering a fraction of what it covers alone, and the measured coverage would
+//   depend on the names of the files.
+// - A child adds what its input covered (its profile counters minus the parent's, which
+//   it started from) to counters in memory shared with the parent, then exits. A crash
+//   (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP), a hang (SIGALRM after -timeout
+//   seconds) or an exit() in the harness adds them from a signal or atexit handler first, so
+//   the failing input's partial coverage counts too. The parent kills a child whose input has
+//   run 5 s past the timeout (its coverage is then lost).
+// - The parent writes one profile: its own counters plus the children's sums, to a
+//   temporary file renamed to LLVM_PROFILE_FILE with %p replaced by its pid (other %
+//   specifiers are refused; unset, default-%p.profraw). It writes it after
+//   LLVMFuzzerInitialize, every 30 s, and at the end, so a run killed from outside keeps most
+//   of what it measured. SIGTERM or SIGINT stops the run early (the running child is killed,
+//   the profile written, the exit code 1). Merge as usual:
+//     llvm-profdata-14 merge -sparse DIR/*.profraw -o cov.profdata
 //
-// Each child writes its own file: %p in LLVM_PROFILE_FILE is replaced by the child's pid (by
-// this program, not by the profile runtime, which expands %p once at start-up; %% is a
-// literal %; other specifiers are refused). Unset, LLVM_PROFILE_FILE defaults to
-// default-%p.profraw. The parent itself writes no profile. Merge with
-//   llvm-profdata-14 merge -sparse DIR/*.profraw -o cov.profdata
+// A harness whose LLVMFuzzerInitialize starts threads gets them in the parent only (fork
+// keeps the calling thread): as with AFL++'s fork server.
 //
 // libFuzzer-style flags: -timeout=S (default 25, as FuzzBench), -rss_limit_mb=N (address-space
 // limit of a child, default 2560, 0: none), -close_fd_mask=M (1: stdout, 2: stderr of the
 // harness to /dev/null, default 0); other -flags are ignored. Prints a summary on stderr;
-// exits 0 unless an argument could not be read or a child could not be started.
+// exits 0 unless an argument could not be read, a child could not be started, the profile
+// could not be written, or a signal stopped it.
 //
 // This file is compiled without coverage instrumentation, so it does not show in reports.
 
@@ -56,24 +61,30 @@
 extern "C" {
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
-// clang's profile runtime (libclang_rt.profile), linked by -fprofile-instr-generate.
+// clang's profile runtime (libclang_rt.profile), linked by -fprofile-instr-generate. In clang
+// 14 the counters are 64-bit, one array for the whole program.
 __attribute__((weak)) int __llvm_profile_write_file(void);
 __attribute__((weak)) void __llvm_profile_set_filename(const char* name);
+__attribute__((weak)) uint64_t* __llvm_profile_begin_counters(void);
+__attribute__((weak)) uint64_t* __llvm_profile_end_counters(void);
 }
 
 namespace {
 
 struct Shared {                 // parent <-> child, in a MAP_SHARED page
-  volatile int64_t current;     // index of the input running, -1 between inputs
-  volatile int64_t done;        // inputs finished (and their profile written)
-  volatile int64_t started_ns;  // CLOCK_MONOTONIC when `current` started
+  volatile int64_t started_ns;  // CLOCK_MONOTONIC when the child's input started
   volatile int32_t timed_out;   // the child's SIGALRM fired
+  volatile int32_t finished;    // the child's input returned
 };
 
 Shared* g_shared = nullptr;
-char g_final[4096];  // this child's .profraw
-char g_temp[4096];   // written first, then renamed to g_final
-std::string g_pattern;
+uint64_t* g_counters = nullptr;       // the profile runtime's counters
+size_t g_num_counters = 0;
+uint64_t* g_base = nullptr;           // the parent's counters when it forked (a copy per fork)
+uint64_t* g_added = nullptr;          // shared: what the children covered, summed
+volatile sig_atomic_t g_accounted = 0;  // this child has added its counters
+pid_t g_child = 0;                      // the child's pid, in the child (not its own children's)
+volatile sig_atomic_t g_stop = 0;       // SIGTERM or SIGINT in the parent
 
 int64_t NowNs() {
   timespec ts;
@@ -81,7 +92,7 @@ int64_t NowNs() {
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Expands %p (and %%) of the LLVM_PROFILE_FILE pattern for this pid. Async-signal-safe.
+// Expands %p of the LLVM_PROFILE_FILE pattern for this pid; any other % is refused.
 bool Expand(const char* pattern, long pid, char* out, size_t cap) {
   char pidbuf[32];
   int n = 0;
@@ -97,8 +108,7 @@ bool Expand(const char* pattern, long pid, char* out, size_t cap) {
     if (*c == '%') {
       c++;
       if (*c == 'p') add = pidbuf;
-      else if (*c == '%') add = "%";
-      else return false;
+      else return false;  // %% too: the runtime would read a literal % in the name again
     } else {
       add = one;
     }
@@ -111,44 +121,47 @@ bool Expand(const char* pattern, long pid, char* out, size_t cap) {
   return true;
 }
 
-// Writes the cumulative profile to g_temp, then renames it to g_final.
-void SaveProfile() {
-  if (__llvm_profile_write_file() == 0) rename(g_temp, g_final);
+// In a child: adds what this process covered since the fork to the shared sums, once.
+// Async-signal-safe (plain memory arithmetic); children run one at a time, so the sums
+// need no atomics.
+void AddOwnCounters() {
+  // A process the harness forked inherits these handlers: only the child itself adds.
+  if (g_accounted || getpid() != g_child) return;
+  g_accounted = 1;
+  for (size_t i = 0; i < g_num_counters; i++) g_added[i] += g_counters[i] - g_base[i];
 }
 
 void OnFatalSignal(int sig) {
+  alarm(0);  // a hang's alarm must not cut the adding short
   if (sig == SIGALRM) g_shared->timed_out = 1;
-  SaveProfile();
+  AddOwnCounters();
   if (sig == SIGALRM) _exit(70);
   signal(sig, SIG_DFL);
+  sigset_t own;  // blocked by sa_mask while the handler runs
+  sigemptyset(&own);
+  sigaddset(&own, sig);
+  sigprocmask(SIG_UNBLOCK, &own, nullptr);
   raise(sig);
   _exit(128 + sig);
 }
 
 void OnExit() {  // the harness called exit()
-  SaveProfile();
+  alarm(0);
+  AddOwnCounters();
   _exit(0);
 }
 
-[[noreturn]] void Child(const std::vector<std::string>& files, size_t first, int timeout_s,
-                        long rss_limit_mb, int close_fd_mask, int* argc, char*** argv) {
-  if (!Expand(g_pattern.c_str(), long(getpid()), g_final, sizeof g_final) ||
-      snprintf(g_temp, sizeof g_temp, "%s.tmp", g_final) >= int(sizeof g_temp)) {
-    fprintf(stderr, "coverage_main: bad LLVM_PROFILE_FILE pattern\n");
-    _exit(71);
-  }
-  __llvm_profile_set_filename(g_temp);  // literal name: the runtime expands nothing more
+[[noreturn]] void Child(const std::vector<uint8_t>& input, int timeout_s, long rss_limit_mb) {
+  g_child = getpid();
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);  // the parent blocks SIGCHLD
   if (rss_limit_mb > 0) {
     rlimit rl;
     rl.rlim_cur = rl.rlim_max = rlim_t(rss_limit_mb) << 20;
     setrlimit(RLIMIT_AS, &rl);
-  }
-  if (close_fd_mask) {
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-      if (close_fd_mask & 1) dup2(devnull, 1);
-      if (close_fd_mask & 2) dup2(devnull, 2);
-    }
   }
   static char altstack[1 << 20];
   stack_t ss{};
@@ -158,37 +171,32 @@ void OnExit() {  // the harness called exit()
   struct sigaction sa{};
   sa.sa_handler = OnFatalSignal;
   sa.sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
-  sigemptyset(&sa.sa_mask);
+  sigfillset(&sa.sa_mask);  // one handler at a time
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM})
     sigaction(sig, &sa, nullptr);
   atexit(OnExit);
-
-  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
-  std::vector<uint8_t> buf;
-  for (size_t i = first; i < files.size(); i++) {
-    buf.clear();
-    if (FILE* f = fopen(files[i].c_str(), "rb")) {
-      uint8_t chunk[65536];
-      size_t n;
-      while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + n);
-      fclose(f);
-    } else {
-      fprintf(stderr, "coverage_main: cannot read %s: %s\n", files[i].c_str(), strerror(errno));
-    }
-    // Like libFuzzer: the harness gets a heap copy of exactly `size` bytes.
-    uint8_t* data = new uint8_t[buf.size() ? buf.size() : 1];
-    if (!buf.empty()) memcpy(data, buf.data(), buf.size());
-    g_shared->started_ns = NowNs();
-    g_shared->current = int64_t(i);
-    alarm(unsigned(timeout_s));
-    LLVMFuzzerTestOneInput(data, buf.size());
-    alarm(0);
-    g_shared->current = -1;
-    delete[] data;
-    SaveProfile();
-    g_shared->done = int64_t(i + 1);
-  }
+  // Like libFuzzer: the harness gets a heap copy of exactly `size` bytes.
+  uint8_t* data = new uint8_t[input.size() ? input.size() : 1];
+  if (!input.empty()) memcpy(data, input.data(), input.size());
+  g_shared->started_ns = NowNs();
+  alarm(unsigned(timeout_s));
+  LLVMFuzzerTestOneInput(data, input.size());
+  alarm(0);
+  g_shared->finished = 1;
+  AddOwnCounters();
   _exit(0);
+}
+
+bool ReadFile(const std::string& path, std::vector<uint8_t>* out) {
+  out->clear();
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f) return false;
+  uint8_t chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) out->insert(out->end(), chunk, chunk + n);
+  bool ok = !ferror(f);
+  fclose(f);
+  return ok;
 }
 
 bool Collect(const std::string& arg, std::vector<std::string>* files) {
@@ -218,10 +226,69 @@ bool Collect(const std::string& arg, std::vector<std::string>* files) {
   return true;
 }
 
+void OnStop(int) { g_stop = 1; }
+
+// Writes the profile: the parent's own counters plus what the children covered, to `temp`
+// renamed to `final_name`, leaving the parent's counters as they were (the next child starts
+// from them). True when written.
+bool WriteProfile(const char* temp, const char* final_name) {
+  std::memcpy(g_base, g_counters, g_num_counters * sizeof(uint64_t));
+  for (size_t i = 0; i < g_num_counters; i++) g_counters[i] += g_added[i];
+  __llvm_profile_set_filename(temp);
+  bool written = __llvm_profile_write_file() == 0 && rename(temp, final_name) == 0;
+  std::memcpy(g_counters, g_base, g_num_counters * sizeof(uint64_t));
+  if (!written) unlink(temp);
+  return written;
+}
+
+// Runs one input in a child; returns "" when it returned normally, else what happened.
+std::string RunInChild(const std::vector<uint8_t>& input, int timeout_s, long rss_limit_mb) {
+  g_shared->started_ns = NowNs();
+  g_shared->timed_out = 0;
+  g_shared->finished = 0;
+  fflush(nullptr);
+  // The child's starting point: what it covers is its counters minus these.
+  std::memcpy(g_base, g_counters, g_num_counters * sizeof(uint64_t));
+  pid_t pid = fork();
+  if (pid < 0) return std::string("fork failed: ") + strerror(errno);
+  if (pid == 0) Child(input, timeout_s, rss_limit_mb);
+  const int64_t kill_after_ns = (int64_t(timeout_s) + 5) * 1000000000;
+  int status = 0;
+  bool killed = false, alarmed = false;
+  // SIGCHLD is blocked in the parent (main): wait for it with a timeout, so that the
+  // deadline is checked without a polling delay on the many inputs that take microseconds.
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return std::string("waitpid failed: ") + strerror(errno);
+    if (g_stop && !alarmed) {
+      kill(pid, SIGALRM);  // as a hang: the child adds what it covered, then exits
+      alarmed = true;
+      g_shared->started_ns = NowNs() - (int64_t(timeout_s) * 1000000000);  // SIGKILL in 5 s
+    }
+    if (!killed && NowNs() - g_shared->started_ns > kill_after_ns) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    timespec wait{1, 0};
+    sigtimedwait(&chld, nullptr, &wait);
+  }
+  if (g_shared->finished && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  char how[64];
+  if (WIFSIGNALED(status)) snprintf(how, sizeof how, "signal %d", WTERMSIG(status));
+  else snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
+  const char* what = g_shared->timed_out || killed ? "timeout" : WIFEXITED(status) ? "exit" : "crash";
+  return std::string(what) + " (" + how + ")";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!__llvm_profile_write_file || !__llvm_profile_set_filename) {
+  if (!__llvm_profile_write_file || !__llvm_profile_set_filename ||
+      !__llvm_profile_begin_counters || !__llvm_profile_end_counters) {
     fprintf(stderr, "coverage_main: no profile runtime: link with -fprofile-instr-generate\n");
     return 2;
   }
@@ -241,74 +308,98 @@ int main(int argc, char** argv) {
     ok = Collect(a, &files) && ok;
   }
   const char* env = getenv("LLVM_PROFILE_FILE");
-  g_pattern = env && *env ? env : "default-%p.profraw";
-  char probe[4096];
-  if (!Expand(g_pattern.c_str(), 1, probe, sizeof probe)) {
-    fprintf(stderr, "coverage_main: LLVM_PROFILE_FILE=%s: only %%p and %%%% are supported\n",
-            g_pattern.c_str());
+  std::string pattern = env && *env ? env : "default-%p.profraw";
+  char final_name[4096], temp_name[4096 + 8];
+  if (!Expand(pattern.c_str(), long(getpid()), final_name, sizeof final_name)) {
+    fprintf(stderr, "coverage_main: LLVM_PROFILE_FILE=%s: only %%p is supported\n",
+            pattern.c_str());
     _exit(2);
   }
-  if (g_pattern.find("%p") == std::string::npos)
-    fprintf(stderr, "coverage_main: warning: LLVM_PROFILE_FILE has no %%p: each child "
-                    "overwrites the previous one's profile\n");
-  // The profile runtime creates (truncates) its file for this process's pid at start-up;
-  // the parent runs no input, so remove that empty file.
-  char own[4096];
-  if (Expand(g_pattern.c_str(), long(getpid()), own, sizeof own)) {
-    struct stat st;
-    if (stat(own, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) unlink(own);
-  }
+  snprintf(temp_name, sizeof temp_name, "%s.tmp", final_name);
   // Create the profile's directory.
-  std::string dir = g_pattern.substr(0, g_pattern.rfind('/') == std::string::npos ? 0 : g_pattern.rfind('/'));
+  std::string dir = pattern.substr(0, pattern.rfind('/') == std::string::npos ? 0 : pattern.rfind('/'));
   for (size_t pos = 1; !dir.empty() && pos != std::string::npos;) {
     pos = dir.find('/', pos);
     mkdir(dir.substr(0, pos).c_str(), 0777);
     if (pos != std::string::npos) pos++;
   }
 
-  void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  g_counters = __llvm_profile_begin_counters();
+  g_num_counters = size_t(__llvm_profile_end_counters() - g_counters);
+  size_t shared_size = sizeof(Shared) + g_num_counters * sizeof(uint64_t);
+  void* mem = mmap(nullptr, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) { perror("coverage_main: mmap"); _exit(2); }
   g_shared = static_cast<Shared*>(mem);
+  g_added = reinterpret_cast<uint64_t*>(static_cast<char*>(mem) + sizeof(Shared));
 
-  size_t next = 0, crashes = 0, timeouts = 0, children = 0;
-  const int64_t kill_after_ns = (int64_t(timeout_s) + 5) * 1000000000;
-  while (next < files.size()) {
-    g_shared->current = -1;
-    g_shared->done = int64_t(next);
-    g_shared->timed_out = 0;
-    fflush(nullptr);
-    pid_t pid = fork();
-    if (pid < 0) { perror("coverage_main: fork"); _exit(2); }
-    if (pid == 0) Child(files, next, timeout_s, rss_limit_mb, close_fd_mask, &argc, &argv);
-    children++;
-    int status = 0;
-    bool killed = false;
-    for (;;) {
-      pid_t r = waitpid(pid, &status, WNOHANG);
-      if (r == pid) break;
-      if (r < 0 && errno != EINTR) { perror("coverage_main: waitpid"); _exit(2); }
-      int64_t cur = g_shared->current;
-      if (!killed && cur >= 0 && NowNs() - g_shared->started_ns > kill_after_ns) {
-        kill(pid, SIGKILL);
-        killed = true;
-      }
-      usleep(2000);
+  // The harness's output goes where -close_fd_mask says; this program's own messages keep
+  // the original stderr.
+  int own_err = dup(2);
+  FILE* log = own_err >= 0 ? fdopen(own_err, "w") : stderr;
+  if (close_fd_mask) {
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+      fflush(nullptr);
+      if (close_fd_mask & 1) dup2(devnull, 1);
+      if (close_fd_mask & 2) dup2(devnull, 2);
+      close(devnull);
     }
-    int64_t done = g_shared->done;
-    if (size_t(done) >= files.size()) break;
-    // The child stopped at input `done` (crash, hang, exit(), or killed).
-    const char* what = "crash";
-    if (g_shared->timed_out || killed) { what = "timeout"; timeouts++; }
-    else if (WIFEXITED(status)) what = "exit";
-    else crashes++;
-    char how[64];
-    if (WIFSIGNALED(status)) snprintf(how, sizeof how, "signal %d", WTERMSIG(status));
-    else snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
-    fprintf(stderr, "coverage_main: %s (%s) on %s\n", what, how, files[size_t(done)].c_str());
-    next = size_t(done) + 1;
   }
-  fprintf(stderr, "coverage_main: %zu inputs, %zu crashes, %zu timeouts, %zu children\n",
-          files.size(), crashes, timeouts, children);
+  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
+  signal(SIGCHLD, SIG_DFL);  // inherited as SIG_IGN, waitpid would find no child
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  struct sigaction stop{};
+  stop.sa_handler = OnStop;  // no SA_RESTART: the wait for a child wakes up
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGTERM, &stop, nullptr);
+  sigaction(SIGINT, &stop, nullptr);
+  std::vector<uint64_t> base(g_num_counters);
+  g_base = base.data();
+
+  // A profile from the start (the initialisation's coverage), then every kCheckpointNs: a
+  // run killed from outside (a time bound's SIGKILL) keeps most of what it measured, and no
+  // empty start-up file is left for llvm-profdata to refuse.
+  const int64_t kCheckpointNs = 30 * int64_t{1000000000};
+  bool written = WriteProfile(temp_name, final_name);
+  int64_t last_write_ns = NowNs();
+  size_t crashes = 0, timeouts = 0, unreadable = 0, ran = 0;
+  std::vector<uint8_t> input;
+  for (const std::string& file : files) {
+    if (g_stop) break;
+    if (!ReadFile(file, &input)) {
+      fprintf(log, "coverage_main: cannot read %s: %s\n", file.c_str(), strerror(errno));
+      unreadable++;
+      continue;
+    }
+    std::string failure = RunInChild(input, timeout_s, rss_limit_mb);
+    ran++;
+    if (!failure.empty()) {
+      if (failure.rfind("timeout", 0) == 0) timeouts++;
+      else if (failure.rfind("crash", 0) == 0) crashes++;
+      fprintf(log, "coverage_main: %s on %s\n", failure.c_str(), file.c_str());
+      if (failure.rfind("fork", 0) == 0 || failure.rfind("waitpid", 0) == 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (NowNs() - last_write_ns > kCheckpointNs) {
+      WriteProfile(temp_name, final_name);
+      last_write_ns = NowNs();
+    }
+  }
+  written = WriteProfile(temp_name, final_name);
+  if (!written) {
+    fprintf(log, "coverage_main: cannot write the profile %s\n", final_name);
+    struct stat st;  // the runtime's empty file from start-up must not reach llvm-profdata
+    if (stat(final_name, &st) == 0 && st.st_size == 0) unlink(final_name);
+  }
+  if (g_stop) fprintf(log, "coverage_main: stopped by a signal after %zu inputs\n", ran);
+  fprintf(log, "coverage_main: %zu inputs, %zu crashes, %zu timeouts, %zu unreadable\n",
+          files.size(), crashes, timeouts, unreadable);
   fflush(nullptr);
-  _exit(ok ? 0 : 1);  // _exit: the parent ran no input and writes no profile
+  // _exit: the profile runtime's atexit writer would write again.
+  _exit(ok && written && !g_stop ? 0 : 1);
 }

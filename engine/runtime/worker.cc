@@ -160,6 +160,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   found = RunOne(buf, size);
   s.log_routines = false;
   CountRun();
+  const uint32_t entry_features = static_cast<uint32_t>(feature_count_);
   std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
   s.sites.mode = engine::CmpSiteLog::kOff;
   engine::FindLengthFields(s.sites, buf, size, &h->length_fields);
@@ -201,6 +202,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
   result.setRuns(request_runs_);
   result.setFound(found);
+  result.setEntryFeatureCount(entry_features);
   if (found) {
     std::memcpy(shm_.raw(), buf, size);
     Publish(&h->raw_size, static_cast<uint32_t>(size));

@@ -1,0 +1,35 @@
+// Literals for the compiler plugin's dictionary pass to collect
+// (tests/embedded_dictionary_test.cc): a memcmp with a constant length, a compare-like function of
+// the target's own, a 32-bit switch case and an equality with a 16-bit field; and a printf format,
+// which it must skip.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+extern "C" __attribute__((noinline)) int SameWord(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if ((a[i] | 0x20) != b[i]) return 0;
+  }
+  return 1;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 8) return 0;
+  const char* text = reinterpret_cast<const char*>(data);
+  if (std::memcmp(text, "MAGIC-LITERAL", size < 13 ? size : 13) == 0) return 1;
+  if (SameWord(text, "keyword", 7)) return 2;
+  uint32_t tag;
+  std::memcpy(&tag, data, 4);
+  switch (tag) {
+    case 0x13572468:
+      return 3;
+    case 7:  // one byte: not an entry
+      return 4;
+  }
+  uint16_t field;
+  std::memcpy(&field, data + 4, 2);
+  if (field == 0xbeef) return 5;
+  if (data[0] == 0xff) std::printf("a format string %d\n", static_cast<int>(size));
+  return 0;
+}
