@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 
-LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + routine log pass", "libfuzzer": "libFuzzer",
+LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + compiler plugin", "libfuzzer": "libFuzzer",
           "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
 ORDER = ["pollen", "pollen-routines", "libfuzzer", "aflplusplus", "afl"]
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Report of a bench/real/run.sh results directory: tables and coverage-over-time plots.
 
-Usage: bench/real/report.py RESULTS_DIR [--docs=docs/benchmarks.md] [--img-dir=docs/img]
-                             [--section=NAME]
+Usage: bench/real/report.py RESULTS_DIR [MORE_RESULTS_DIR...] [--docs=docs/benchmarks.md]
+                             [--img-dir=docs/img] [--section=NAME]
 
 Reads RESULTS/meta, RESULTS/TARGET/FUZZER/trial-N/{result,coverage.tsv} (run_one.sh and
 measure.sh) and writes RESULTS/report.md and, with gnuplot installed, RESULTS/TARGET.svg.
@@ -15,6 +15,10 @@ With --docs, the report replaces what lies between the markers
 are appended if missing) and the plots are copied into --img-dir as bench-real-TARGET.svg.
 --section=NAME uses the markers "<!-- bench/real report NAME: begin -->" (and end) instead,
 for a run of some targets that must not replace the main report.
+Several results directories (runs of the same length, say one for the anchors and a later
+one for another Pollen build) are reported as one: each target's fuzzers from all of them
+(a fuzzer in two directories: the first one's), each directory's date and command listed,
+the report written into the first.
 Exits 1 if RESULTS has no run at all; runs without coverage.tsv are reported as unmeasured.
 """
 import os
@@ -25,7 +29,7 @@ import sys
 
 BEGIN = "<!-- bench/real report: begin -->"
 END = "<!-- bench/real report: end -->"
-LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + routine log pass", "libfuzzer": "libFuzzer",
+LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + compiler plugin", "libfuzzer": "libFuzzer",
           "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
 OTHERS = ("libfuzzer", "aflplusplus", "afl")
 
@@ -169,15 +173,17 @@ def ratio(a, b, digits=2):
     return f"{a / b:.{digits}f}×" if a is not None and b else "–"
 
 
-def render(results, meta, seconds, targets, img_prefix):
+def render(results, metas, seconds, targets, img_prefix):
     md = []
-    md.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')}, {meta.get('memory', '?')} "
-              f"(kernel {meta.get('kernel', '?')}); Pollen {meta.get('pollen', '?')}, "
-              f"{meta.get('clang', '?')}, afl++ {meta.get('afl++', '–')}.")
-    md.append(f"Command: `{meta.get('command', '?')}` — {seconds / 60:g} min per run, "
-              f"{meta.get('trials', '?')} trial(s), snapshots every {meta.get('snapshot', '?')} s; "
-              f"speed runs {meta.get('speed_time', '?')} s. Sources: "
-              + "; ".join(meta.get("source", [])) + ".")
+    meta = metas[0]
+    for m in metas:
+        md.append(f"Measured {m.get('date', '?')} on {m.get('cpu', '?')}, {m.get('memory', '?')} "
+                  f"(kernel {m.get('kernel', '?')}); Pollen {m.get('pollen', '?')}, "
+                  f"{m.get('clang', '?')}, afl++ {m.get('afl++', '–')}.")
+        md.append(f"Command: `{m.get('command', '?')}` — {seconds / 60:g} min per run, "
+                  f"{m.get('trials', '?')} trial(s), snapshots every {m.get('snapshot', '?')} s; "
+                  f"speed runs {m.get('speed_time', '?')} s.")
+    md.append("Sources: " + "; ".join(meta.get("source", [])) + ".")
     md.append("")
     md.append("Figures are medians over the trials. Branches and lines: llvm-cov on the coverage "
               "build, seeds plus the fuzzer's corpus at the end. exec/s: each fuzzer's own "
@@ -187,7 +193,8 @@ def render(results, meta, seconds, targets, img_prefix):
     summary = []
     for t in targets:
         fz = t["fuzzers"]
-        pollen = next((f for f in fz if f["fuzzer"] == "pollen"), None)
+        arms = [next((f for f in fz if f["fuzzer"] == a and f["trials"]), None)
+                for a in ("pollen", "pollen-routines")]
         lf = next((f for f in fz if f["fuzzer"] == "libfuzzer"), None)
         md.append(f"### {t['name']} ({t['mode']})")
         md.append("")
@@ -214,48 +221,73 @@ def render(results, meta, seconds, targets, img_prefix):
                 md.append("")
                 md.append(f"![{t['name']}: branches over time]({img_prefix}{t['name']}.svg)")
         md.append("")
-        if pollen:
+        if any(arms):
             # Bug runs last a fraction of a second: their exec/s is start-up, their coverage
             # trivial; the time to the bug is what they measure.
-            eps = ratio(pollen["eps"], lf["eps"] if lf else None) if t["mode"] != "bug" else "–"
-            br = (ratio(pollen["branches"], best_other(fz, "branches"), 3)
-                  if t["mode"] == "coverage" else "–")
+            cells = []
+            for arm in arms:
+                cells.append(ratio(arm["eps"], lf["eps"] if lf else None)
+                             if arm and t["mode"] != "bug" else "–")
+                cells.append(ratio(arm["branches"], best_other(fz, "branches"), 3)
+                             if arm and t["mode"] == "coverage" else "–")
             bug = " / ".join(
                 f"{fmt(f['crash_s'], 1)} s" if f["crash_found"] else "not found"
                 for f in fz) if t["mode"] == "bug" else "–"
-            summary.append((t["name"], t["mode"], eps, br, bug))
+            summary.append((t["name"], t["mode"], *cells, bug))
     names = " / ".join(LABELS.get(f["fuzzer"], f["fuzzer"]) for f in targets[0]["fuzzers"]) if targets else ""
     head = ["| target | mode | Pollen exec/s vs libFuzzer (goal ≥ 1.2×) | Pollen branches vs best of "
-            f"libFuzzer/AFL++ (goal ≥ 1.000×) | time to the bug ({names}) |",
-            "|---|---|---|---|---|"]
-    head += [f"| {n} | {m} | {e} | {b} | {g} |" for n, m, e, b, g in summary]
+            "libFuzzer/AFL++ (goal ≥ 1.000×) | Pollen + compiler plugin: exec/s vs libFuzzer | "
+            f"Pollen + compiler plugin: branches vs best | time to the bug ({names}) |",
+            "|---|---|---|---|---|---|---|"]
+    head += ["| " + " | ".join(row) + " |" for row in summary]
     return "\n".join(head + [""] + md) + "\n"
 
 
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
-    if len(args) != 1 or any(k not in ("docs", "img-dir", "section") for k in opts):
+    if not args or any(k not in ("docs", "img-dir", "section") for k in opts):
         sys.stderr.write(__doc__)
         return 2
     results = args[0]
-    try:
-        meta = read_meta(results)
-    except OSError as e:
-        sys.stderr.write(f"report: cannot read {results}/meta: {e}\n")
-        return 1
-    seconds, targets = collect(results, meta)
+    metas, collected = [], []
+    for d in args:
+        try:
+            metas.append(read_meta(d))
+        except OSError as e:
+            sys.stderr.write(f"report: cannot read {d}/meta: {e}\n")
+            return 1
+        collected.append(collect(d, metas[-1]))
+    seconds, targets = collected[0]
+    for d, (more_seconds, more_targets) in zip(args[1:], collected[1:]):
+        if more_seconds != seconds:
+            sys.stderr.write(f"report: {d} has runs of {more_seconds} s, {results} of {seconds} s\n")
+            return 2
+        by_name = {t["name"]: t for t in targets}
+        for t in more_targets:
+            if t["name"] not in by_name:
+                targets.append(t)
+                by_name[t["name"]] = t
+                continue
+            have = {f["fuzzer"] for f in by_name[t["name"]]["fuzzers"] if f["trials"]}
+            for f in t["fuzzers"]:
+                if f["fuzzer"] not in have and f["trials"]:
+                    by_name[t["name"]]["fuzzers"] = [g for g in by_name[t["name"]]["fuzzers"]
+                                                     if g["fuzzer"] != f["fuzzer"]] + [f]
     if not any(f["trials"] for t in targets for f in t["fuzzers"]):
         sys.stderr.write(f"report: no runs in {results}\n")
         return 1
-    text = render(results, meta, seconds, targets, "")
+    order = list(LABELS)
+    for t in targets:
+        t["fuzzers"].sort(key=lambda f: order.index(f["fuzzer"]) if f["fuzzer"] in order else len(order))
+    text = render(results, metas, seconds, targets, "")
     with open(os.path.join(results, "report.md"), "w") as f:
         f.write(text)
     if "docs" in opts:
         img_dir = opts.get("img-dir", os.path.join(os.path.dirname(opts["docs"]), "img"))
         os.makedirs(img_dir, exist_ok=True)
         rel = os.path.relpath(img_dir, os.path.dirname(opts["docs"]))
-        text = render(results, meta, seconds, targets, f"{rel}/bench-real-")
+        text = render(results, metas, seconds, targets, f"{rel}/bench-real-")
         for t in targets:
             svg = os.path.join(results, f"{t['name']}.svg")
             if os.path.exists(svg):
