@@ -19,6 +19,7 @@
 //   solves by itself), little-endian as the program compares it in memory.
 // At most kMaxEntries per module, each 2..128 bytes, each once.
 #include "compiler/literal_dict_pass.h"
+#include "compiler/libc_compares.h"
 
 #include <algorithm>
 #include <string>
@@ -46,16 +47,6 @@ int LengthArgument(llvm::StringRef name) {
   if (name == "memcmp" || name == "bcmp" || name == "strncmp" || name == "strncasecmp") return 2;
   if (name == "memmem") return 3;
   return -1;
-}
-
-bool IsLibcCompare(llvm::StringRef name) {
-  static const char* const kNames[] = {"memcmp",  "bcmp",       "strcmp",
-                                       "strncmp", "strcasecmp", "strncasecmp",
-                                       "strstr",  "strcasestr", "memmem"};
-  for (const char* n : kNames) {
-    if (name == n) return true;
-  }
-  return false;
 }
 
 // Functions that write text out: they return an int too, but their strings are formats and

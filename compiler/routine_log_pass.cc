@@ -23,6 +23,7 @@
 // are the same with and without it.
 #include "compiler/routine_log_pass.h"
 
+#include "compiler/libc_compares.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Function.h"
@@ -36,14 +37,7 @@ namespace {
 // Functions whose comparisons the runtime already sees (its libc interceptors), or that are
 // the runtime's and the sanitizers' own: logging them again would only duplicate records.
 bool Skipped(llvm::StringRef name) {
-  static const char* const kIntercepted[] = {
-      "memcmp",      "bcmp",   "strcmp",     "strncmp", "strcasecmp",
-      "strncasecmp", "strstr", "strcasestr", "memmem",
-  };
-  for (const char* n : kIntercepted) {
-    if (name == n) return true;
-  }
-  return name.startswith("llvm.") || name.startswith("__sanitizer") || name.startswith("__asan") ||
+  return IsLibcCompare(name) || name.startswith("llvm.") || name.startswith("__sanitizer") || name.startswith("__asan") ||
          name.startswith("__ubsan") || name.startswith("__pollen") || name.startswith("__llvm");
 }
 
