@@ -37,8 +37,9 @@ namespace {
 // Functions whose comparisons the runtime already sees (its libc interceptors), or that are
 // the runtime's and the sanitizers' own: logging them again would only duplicate records.
 bool Skipped(llvm::StringRef name) {
-  return IsLibcCompare(name) || name.startswith("llvm.") || name.startswith("__sanitizer") || name.startswith("__asan") ||
-         name.startswith("__ubsan") || name.startswith("__pollen") || name.startswith("__llvm");
+  return IsLibcCompare(name) || name.startswith("llvm.") || name.startswith("__sanitizer") ||
+         name.startswith("__asan") || name.startswith("__ubsan") || name.startswith("__pollen") ||
+         name.startswith("__llvm");
 }
 
 constexpr unsigned kPointers = 4;
