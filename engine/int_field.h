@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 
 namespace pollen::engine {
 
@@ -26,6 +28,17 @@ inline size_t NarrowestWidth(uint64_t v) {
   if (v <= 0xff) return 1;
   if (v <= 0xffff) return 2;
   return v <= 0xffffffffULL ? 4 : 8;
+}
+
+// The decimal text of v read as a signed integer of `width` bytes, as strtol would have
+// produced it, into out (room for 21 bytes); returns its length.
+inline size_t DecimalText(uint64_t v, size_t width, uint8_t* out) {
+  int64_t x = width >= 8 ? static_cast<int64_t>(v)
+                         : static_cast<int64_t>(v << (64 - 8 * width)) >> (64 - 8 * width);
+  char buf[24];
+  int len = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(x));
+  std::memcpy(out, buf, static_cast<size_t>(len));
+  return static_cast<size_t>(len);
 }
 
 }  // namespace pollen::engine

@@ -292,17 +292,6 @@ struct Replacement {
   size_t rn;
 };
 
-// The decimal text of v read as a signed integer of `width` bytes, as strtol would have
-// produced it; returns its length (at most 20 digits and a sign).
-size_t DecimalText(uint64_t v, size_t width, uint8_t* out) {
-  int64_t x = width == 8 ? static_cast<int64_t>(v)
-                         : static_cast<int64_t>(v << (64 - 8 * width)) >> (64 - 8 * width);
-  char buf[24];
-  int len = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(x));
-  std::memcpy(out, buf, static_cast<size_t>(len));
-  return static_cast<size_t>(len);
-}
-
 // Input-to-state (RedQueen / libFuzzer's TORC): a program compared a value taken from the
 // input against another value, so write the other value where the first one sits.
 size_t InputToState(Ctx& c) {

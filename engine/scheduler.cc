@@ -7,22 +7,37 @@
 
 namespace pollen::engine {
 
-size_t Scheduler::Add(std::vector<Feature> features) {
+std::vector<uint32_t> Scheduler::CountIn(std::vector<Feature> features) {
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
-  Entry e;
-  e.ids.reserve(features.size());
+  std::vector<uint32_t> ids;
+  ids.reserve(features.size());
   for (Feature f : features) {
     auto [it, inserted] = dense_id_.try_emplace(f, static_cast<uint32_t>(freq_.size()));
     if (inserted) freq_.push_back(0);
     freq_[it->second]++;
-    e.ids.push_back(it->second);
+    ids.push_back(it->second);
   }
-  std::sort(e.ids.begin(), e.ids.end());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+size_t Scheduler::Add(std::vector<Feature> features) {
+  Entry e;
+  e.ids = CountIn(std::move(features));
   entries_.push_back(std::move(e));
   rarity_dirty_ = true;
   weights_dirty_ = true;
   return entries_.size() - 1;
+}
+
+void Scheduler::Replace(size_t idx, std::vector<Feature> features) {
+  POLLEN_CHECK(idx < entries_.size());
+  Entry& e = entries_[idx];
+  for (uint32_t id : e.ids) freq_[id]--;  // a feature no entry has keeps its id, at 0
+  e.ids = CountIn(std::move(features));
+  rarity_dirty_ = true;
+  weights_dirty_ = true;
 }
 
 void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new) {
@@ -45,7 +60,7 @@ void Scheduler::Rebuild() {
     // The same values are added in the same order, so the rarities are bit for bit those
     // of 1.0 / freq_[id].
     inv_freq_.resize(freq_.size());
-    for (size_t id = 0; id < freq_.size(); id++) inv_freq_[id] = 1.0 / freq_[id];
+    for (size_t id = 0; id < freq_.size(); id++) inv_freq_[id] = freq_[id] == 0 ? 0 : 1.0 / freq_[id];
     for (Entry& e : entries_) {
       double r = 0;
       for (uint32_t id : e.ids) r += inv_freq_[id];

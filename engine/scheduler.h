@@ -52,6 +52,11 @@ class Scheduler {
   // size() before the call; indices are dense and never reused.
   size_t Add(std::vector<Feature> features);
 
+  // Gives entry idx the features of the input that replaced it (a smaller one with the
+  // features it owned, LiveCorpus::Replace); its runs and decay are kept.
+  // Precondition: idx < size().
+  void Replace(size_t idx, std::vector<Feature> features);
+
   // Picks an entry with probability proportional to its weight (see the file comment).
   // Precondition: size() > 0.
   size_t Choose(Rng& rng);
@@ -79,6 +84,7 @@ class Scheduler {
   };
 
   void Rebuild();
+  std::vector<uint32_t> CountIn(std::vector<Feature> features);
 
   std::unordered_map<Feature, uint32_t> dense_id_;
   std::vector<uint32_t> freq_;  // by dense id: number of entries having the feature

@@ -94,6 +94,22 @@ TEST(SchedulerTest, AddingSharersLowersRarity) {
   EXPECT_DOUBLE_EQ(s.Weight(1), 0.5);
 }
 
+TEST(SchedulerTest, ReplaceMovesTheRarityWithTheFeatures) {
+  Scheduler s = CommonPlusUnique();
+  double unique_before = s.Weight(50);
+  // Entry 50 is replaced by an input with only the unique feature: its weight drops by the
+  // common features' share, and every other entry's rises (one sharer fewer).
+  double common_before = s.Weight(0);
+  s.Replace(50, {999});
+  EXPECT_NEAR(s.Weight(50), 1.0, 1e-9);
+  EXPECT_LT(s.Weight(50), unique_before);
+  EXPECT_GT(s.Weight(0), common_before);
+  EXPECT_NEAR(s.Weight(0), 3.0 / 50, 1e-9);
+  // Entry 0 drops a common feature for a new one.
+  s.Replace(0, {1, 2, 7});
+  EXPECT_NEAR(s.Weight(0), 2.0 / 50 + 1.0, 1e-9);
+}
+
 TEST(SchedulerTest, DeterministicGivenRng) {
   auto run = [](uint64_t seed) {
     Scheduler s = CommonPlusUnique();

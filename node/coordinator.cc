@@ -86,6 +86,7 @@ struct Coordinator::Slot {
   size_t minimize_input_size = 0;  // size of the input being minimized
   std::string origin;  // of the input being executed as it is (PendingInput::origin)
   DriftCheck drift;    // kept across the slot's restarts
+  bool stage = false;  // the fuzz request runs the entry's input-to-state stage
 };
 
 Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
@@ -157,6 +158,7 @@ void Coordinator::Dispatch(Slot& slot) {
       PrintStatus("INITED");
     }
     size_t size = corpus_->size();
+    uint32_t owned_count = 0;
     slot.entry = size == 0 ? SIZE_MAX : corpus_->Choose(rng_);
     if (slot.entry == SIZE_MAX) {
       h->entry_size = 0;
@@ -170,6 +172,13 @@ void Coordinator::Dispatch(Slot& slot) {
       std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
       h->entry_size = static_cast<uint32_t>(en);
       h->crossover_size = static_cast<uint32_t>(pn);
+      if (options_.reduce_inputs && en == e.data.size()) {
+        std::vector<uint32_t> owned = corpus_->Owned(slot.entry);
+        if (owned.size() <= h->max_features) {
+          std::memcpy(slot.proc->shm().features(), owned.data(), owned.size() * sizeof(uint32_t));
+          owned_count = static_cast<uint32_t>(owned.size());
+        }
+      }
     }
     h->mutation_len = static_cast<uint32_t>(length_.Limit(TotalRuns()));
     // The words this worker learned join the union, and it gets the others'.
@@ -185,6 +194,16 @@ void Coordinator::Dispatch(Slot& slot) {
       max_runs = std::min(max_runs, done >= options_.runs ? 1 : options_.runs - done);
     }
     fuzz.setMaxRuns(max_runs);
+    fuzz.setOwnedCount(owned_count);
+    slot.stage = false;
+    if (options_.i2s_stage && slot.entry != SIZE_MAX) {
+      if (stage_cursor_.size() < size) stage_cursor_.resize(size, 0);
+      if (stage_cursor_[slot.entry] != kStageDone) {
+        fuzz.setStage(true);
+        fuzz.setStageFrom(stage_cursor_[slot.entry]);
+        slot.stage = true;
+      }
+    }
     slot.state = Slot::State::kFuzz;
   }
   slot.last_runs = 0;
@@ -225,6 +244,26 @@ bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, 
   return added;
 }
 
+void Coordinator::ReduceEntry(size_t entry, const uint8_t* data, size_t size,
+                              const uint32_t* features, size_t n) {
+  // The worker's claim is checked again here (LiveCorpus::Replace): a worker is a target's
+  // process and may be wrong.
+  if (coverage_->CountNew(features, n) != 0) return;  // new coverage goes through AcceptInput
+  bool replaced = false;
+  Status st = corpus_->Replace(entry, std::vector<uint8_t>(data, data + size),
+                               std::vector<uint32_t>(features, features + n), &replaced);
+  if (!st.ok()) {
+    spdlog::error("cannot store a corpus entry: {}", st.message());
+    stop_ = true;
+    summary_.exit_code = 2;
+    return;
+  }
+  if (replaced) {
+    summary_.reductions++;
+    PrintStatus("REDUCE");
+  }
+}
+
 void Coordinator::ExecuteInput(std::vector<uint8_t> input, std::string origin) {
   to_execute_.push_back({std::move(input), std::move(origin)});
 }
@@ -252,6 +291,17 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
         fuzz_us_ += engine::MonotonicUs() - slot.request_start_us;
         if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound());
+        if (slot.stage) {
+          stage_cursor_[slot.entry] = r.getStageDone() ? kStageDone : r.getStageNext();
+          stage_runs_ += r.getStageRuns();
+          if (r.getStageFound()) stage_finds_++;
+          slot.stage = false;
+        }
+        if (r.getReduced() && !r.getFound() && slot.entry != SIZE_MAX) {
+          uint32_t n = std::min(r.getFeatureCount(), h->max_features);
+          size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
+          ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
+        }
         if (!r.getFound()) {
           if (slot.entry != SIZE_MAX &&
               slot.drift.Observe(corpus_->entry(slot.entry).features.size(), r.getEntryFeatureCount(),
@@ -421,6 +471,8 @@ void Coordinator::HandleDeath(Slot& slot) {
       failure.context = "between executions";
       break;
   }
+  // A stage is not resumed past a candidate that killed the worker: it would again.
+  if (slot.stage) stage_cursor_[slot.entry] = kStageDone;
   slot.proc.reset();
   slot.state = Slot::State::kIdle;
   RecordFailure(input, failure);
@@ -590,9 +642,11 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
     if (!saved.ok()) spdlog::warn("cannot keep the learned dictionary: {}", saved.message());
   }
   spdlog::info("baseline {} ms; fuzz units: {} runs in {} ms; minimizing {} new inputs: {} runs in {} ms; "
-               "{} new inputs kept unminimized (over the budget); {} worker restarts for drift",
+               "{} new inputs kept unminimized (over the budget); {} entries reduced; "
+               "input-to-state stages: {} runs, {} finds; {} worker restarts for drift",
                baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,
-               minimize_us_ / 1000, unminimized_, drift_restarts_);
+               minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
+               drift_restarts_);
   summary_.seconds = static_cast<double>(engine::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

@@ -43,6 +43,7 @@ struct FuzzSummary {
   size_t corpus_entries = 0;
   uint64_t corpus_bytes = 0;
   uint64_t failures = 0;           // distinct signatures saved
+  uint64_t reductions = 0;         // entries replaced by a shorter input (--reduce-inputs)
   std::vector<std::string> artifacts;
   std::string learned_dictionary;  // libFuzzer's recommended-dictionary lines; may be empty
   bool interrupted = false;
@@ -108,6 +109,10 @@ class Coordinator : public CorpusFeed {
   // whether it joined (false: a duplicate, or the store failed and the run stops).
   bool AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
                 uint64_t exec_time_us, std::string origin);
+  // Replaces corpus entry `entry` by the shorter input a worker reported (FuzzResult.reduced)
+  // if it has everything the entry owns and no new coverage; the store failing stops the run.
+  void ReduceEntry(size_t entry, const uint8_t* data, size_t size, const uint32_t* features,
+                   size_t n);
   void PrintStatus(const char* event);
   uint64_t TotalRuns() const;
   bool ShouldStop() const;
@@ -134,6 +139,12 @@ class Coordinator : public CorpusFeed {
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone
   uint64_t drift_restarts_ = 0;
+  // Per corpus entry, the next candidate of its input-to-state stage (engine/i2s_stage.h);
+  // kStageDone once it ended. Entries beyond the vector have not started.
+  static constexpr uint32_t kStageDone = UINT32_MAX;
+  std::vector<uint32_t> stage_cursor_;
+  uint64_t stage_runs_ = 0;
+  uint64_t stage_finds_ = 0;
   uint64_t start_ms_ = 0;
   uint64_t last_status_ms_ = 0;
   bool stop_ = false;

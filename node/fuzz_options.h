@@ -33,7 +33,13 @@ namespace pollen::node {
   X(uint32_t, len_control, 0,                                                                   \
     "grow the longest mutant by log2(limit) after len_control x log2(limit) executions "        \
     "without a new input, from the largest corpus entry up to max_len; 0 = off; libFuzzer's "   \
-    "-len_control, whose default is 100")
+    "-len_control, whose default is 100")                                                       \
+  X(bool, reduce_inputs, true,                                                                  \
+    "replace a corpus entry by a shorter mutant with every feature no smaller entry has "       \
+    "(libFuzzer's -reduce_inputs)")                                                             \
+  X(bool, i2s_stage, true,                                                                      \
+    "before fuzzing an entry the first time, try every pair of operands its run compared at "   \
+    "every place of the entry that holds one of them (REDQUEEN's input-to-state stage)")
 
 struct FuzzOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;

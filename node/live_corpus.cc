@@ -6,6 +6,22 @@
 #include "engine/sha1.h"
 
 namespace pollen::node {
+namespace {
+
+storage::EntryMeta NewMeta(size_t size, const std::vector<uint32_t>& features, uint64_t exec_time_us,
+                           const std::string& origin) {
+  storage::EntryMeta meta;
+  meta.size = size;
+  meta.features = features;
+  meta.exec_time_us = exec_time_us;
+  meta.origin = origin;
+  meta.first_seen_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  return meta;
+}
+
+}  // namespace
 
 LiveCorpus::LiveCorpus(storage::CorpusStore* store, std::string origin)
     : store_(store), origin_(std::move(origin)) {}
@@ -14,6 +30,8 @@ void LiveCorpus::Insert(CorpusEntry entry) {
   index_.emplace(entry.hash, entries_.size());
   total_bytes_ += entry.data.size();
   scheduler_.Add(entry.features);
+  owners_.Add(static_cast<uint32_t>(entries_.size()), static_cast<uint32_t>(entry.data.size()),
+              entry.features);
   entries_.push_back(std::move(entry));
 }
 
@@ -53,18 +71,45 @@ Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
   if (store_ != nullptr) {
-    storage::EntryMeta meta;
-    meta.size = data.size();
-    meta.features = features;
-    meta.exec_time_us = exec_time_us;
-    meta.origin = origin;
-    meta.first_seen_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-    Status st = store_->PutEntry(hash, data.data(), data.size(), meta);
+    Status st = store_->PutEntry(hash, data.data(), data.size(),
+                                 NewMeta(data.size(), features, exec_time_us, origin));
     if (!st.ok()) return st;
   }
   Insert(CorpusEntry{std::move(hash), std::move(data), std::move(features), std::move(origin)});
+  return Status::Ok();
+}
+
+Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint32_t> features,
+                           bool* replaced) {
+  *replaced = false;
+  CorpusEntry& old = entries_[i];
+  if (data.size() >= old.data.size()) return Status::Ok();
+  std::string hash = engine::Sha1Hex(data.data(), data.size());
+  if (Contains(hash)) return Status::Ok();
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  // Checked before anything is written: the store must not gain an input the corpus refuses.
+  for (uint32_t f : Owned(i)) {
+    if (!std::binary_search(features.begin(), features.end(), f)) return Status::Ok();
+  }
+  if (store_ != nullptr) {
+    Status st = store_->PutEntry(hash, data.data(), data.size(), NewMeta(data.size(), features, 0, old.origin));
+    if (!st.ok()) return st;
+    st = store_->DeleteEntry(old.hash);
+    if (!st.ok()) return st;
+  }
+  bool owned_kept = owners_.Replace(static_cast<uint32_t>(i), static_cast<uint32_t>(data.size()),
+                                    features, old.features);
+  POLLEN_CHECK(owned_kept);  // checked above
+  scheduler_.Replace(i, features);
+  index_.erase(old.hash);
+  index_.emplace(hash, i);
+  total_bytes_ -= old.data.size();
+  total_bytes_ += data.size();
+  old.hash = std::move(hash);
+  old.data = std::move(data);
+  old.features = std::move(features);
+  *replaced = true;
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/feature_owners.h"
 #include "engine/rng.h"
 #include "engine/scheduler.h"
 #include "engine/status.h"
@@ -44,6 +45,19 @@ class LiveCorpus {
   Status Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
              std::string origin = "");
 
+  // The features of entry i that no smaller entry has (engine/feature_owners.h): what an
+  // input must keep to replace it.
+  std::vector<uint32_t> Owned(size_t i) const {
+    return owners_.Owned(static_cast<uint32_t>(i), entries_[i].features);
+  }
+
+  // Replaces entry i, in place and in the store (the new input is stored before the old
+  // one is deleted), by `data` with `features`: libFuzzer's -reduce_inputs. Done only when
+  // `data` is shorter, is not in the corpus yet, and has every feature the entry owns;
+  // *replaced says whether it was. The entry keeps its origin and its scheduling history.
+  Status Replace(size_t i, std::vector<uint8_t> data, std::vector<uint32_t> features,
+                 bool* replaced);
+
   size_t size() const { return entries_.size(); }
   uint64_t total_bytes() const { return total_bytes_; }
   const CorpusEntry& entry(size_t i) const { return entries_[i]; }
@@ -63,6 +77,7 @@ class LiveCorpus {
   std::unordered_map<std::string, size_t> index_;  // hash -> position in entries_
   uint64_t total_bytes_ = 0;
   engine::Scheduler scheduler_;
+  engine::FeatureOwners owners_;
 };
 
 }  // namespace pollen::node

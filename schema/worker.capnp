@@ -37,6 +37,14 @@ struct FuzzRequest {
   rngInc @1 :UInt64;
   durationMs @2 :UInt32;
   maxRuns @3 :UInt64;
+  # The first ownedCount features of the shared feature area are those the entry owns (no
+  # smaller entry has them). A mutant shorter than the entry with all of them is reported as
+  # a reduction (FuzzResult.reduced). 0: look for none.
+  ownedCount @4 :UInt32;
+  # Before the random mutations: the input-to-state stage (engine/i2s_stage.h) of the entry,
+  # from candidate stageFrom on, until it ends or the request's limits are reached.
+  stage @5 :Bool;
+  stageFrom @6 :UInt32;
 }
 
 # Execute the raw input in shared memory once and report its features.
@@ -76,6 +84,12 @@ struct FuzzResult {
   inputSize @2 :UInt32;
   featureCount @3 :UInt32;      # all features of that execution, in the shared feature area
   entryFeatureCount @4 :UInt32; # features of the request's first run: the entry, unmutated
+  reduced @5 :Bool;             # found is false and the raw area holds a reduction of the
+                                # entry (FuzzRequest.ownedCount), with its features
+  stageNext @6 :UInt32;         # the stage's next candidate, when it did not end
+  stageDone @7 :Bool;           # the stage tried its last candidate
+  stageRuns @8 :UInt32;         # executions of stage candidates in this request
+  stageFound @9 :Bool;          # found came from a stage candidate
 }
 
 struct ExecuteResult {

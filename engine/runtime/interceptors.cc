@@ -64,7 +64,9 @@ inline void RecordWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   if (n > pollen::engine::CmpTable::kMaxWord) n = pollen::engine::CmpTable::kMaxWord;
   n = Readable(b, Readable(a, n));
   bool literal = LiteralSecond(&a, &b);
-  GetSancovState().cmp.AddWord(a, b, n, literal);
+  auto& s = GetSancovState();
+  s.cmp.AddWord(a, b, n, literal);
+  if (s.cmp_log != nullptr) s.cmp_log->AddWords(a, n, b, n, literal);
 }
 
 int LoopMemcmp(const void* a, const void* b, size_t n) {
@@ -136,7 +138,11 @@ inline void RecordStrings(uintptr_t pc, const char* a, const char* b, size_t n) 
   if (!Recording()) return;
   ProfileWords(pc, a, b, std::min(n, StringSpan(a, 63) + 1));
   bool literal = LiteralSecond(&a, &b);
-  GetSancovState().cmp.AddWords(a, StringSpan(a, n), b, StringSpan(b, n), literal);
+  size_t na = StringSpan(a, n);
+  size_t nb = StringSpan(b, n);
+  auto& s = GetSancovState();
+  s.cmp.AddWords(a, na, b, nb, literal);
+  if (s.cmp_log != nullptr) s.cmp_log->AddWords(a, na, b, nb, literal);
 }
 
 }  // namespace

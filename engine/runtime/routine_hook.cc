@@ -53,5 +53,7 @@ extern "C" __attribute__((visibility("default"))) void __pollen_trace_routine(co
   uint8_t token[kWord];
   const size_t got = Readable(other, CopyMapped(other, kWord, token));
   const size_t na = pollen::engine::TokenLength(token, got, text, nb);
-  if (na > 0) s.cmp.AddWords(token, na, text, std::min(nb, kWord), /*b_constant=*/true);
+  if (na == 0) return;
+  s.cmp.AddWords(token, na, text, std::min(nb, kWord), /*b_constant=*/true);
+  if (s.cmp_log != nullptr) s.cmp_log->AddWords(token, na, text, std::min(nb, kWord), true);
 }

@@ -52,6 +52,8 @@ template <uint8_t kSize, bool kConst>
 __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
   auto& s = GetSancovState();
   s.cmp.AddInt(a, b, kSize);
+  if (s.cmp_log != nullptr) s.cmp_log->AddInt(a, b, kSize);
+  if (s.cmp_seq != nullptr) s.cmp_seq->Add(pc, a, b, kSize);
   if constexpr (!kConst && kSize >= 2) {
     if (s.sites.mode != 0) s.sites.Record(pc, a, b, kSize);
   }
@@ -126,6 +128,10 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cas
     uint64_t c = cases[2 + i];
     if (c == val) return;
     if (c > val && (best < val || c < best)) best = c;
+  }
+  // The stage tries every case (the log drops repeats, and keeps at most its capacity).
+  if (pollen::engine::CmpLog* log = GetSancovState().cmp_log) {
+    for (uint64_t i = 0; i < n; i++) log->AddInt(val, cases[2 + i], size);
   }
   GetSancovState().cmp.AddInt(val, best, size);
   if (n > 1 && cases[2] != best) GetSancovState().cmp.AddInt(val, cases[2], size);

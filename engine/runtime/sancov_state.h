@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/cmp_log.h"
+#include "engine/cmp_sequence.h"
 #include "engine/cmp_sites.h"
 #include "engine/cmp_table.h"
 
@@ -30,6 +32,11 @@ struct SancovState {
   bool too_many_modules = false;
   engine::CmpTable cmp;  // filled by the trace-cmp and string hooks
   engine::CmpSiteLog sites;  // non-constant integer comparisons by site, when the worker asks
+  // Every distinct pair too, on the entry's own run of a request with an input-to-state
+  // stage (engine/i2s_stage.h); null otherwise.
+  engine::CmpLog* cmp_log = nullptr;
+  // And every integer comparison in order, on the runs that colorize the entry; null otherwise.
+  engine::CmpSequence* cmp_seq = nullptr;
   // Whether __pollen_trace_routine (routine_hook.cc, for targets built with the compiler
   // pass) records: only on the entry's own run, whose operands input-to-state reads.
   bool log_routines = false;

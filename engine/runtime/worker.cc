@@ -14,6 +14,7 @@
 
 #include "engine/clock.h"
 #include "engine/coverage.h"
+#include "engine/i2s_stage.h"
 #include "engine/minimizer.h"
 #include "engine/rng.h"
 #include "engine/runtime/crash_handler.h"
@@ -38,6 +39,12 @@ uint64_t CoarseNowMs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+uint64_t Fnv1a(const uint8_t* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
 }
 
 [[noreturn]] void Fatal(const char* what) {
@@ -96,6 +103,19 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
   return any_new;
 }
 
+bool Worker::HasOwnedFeatures() const {
+  // Features come out of the scan sorted by counter index. An entry owns a few features
+  // and an execution has thousands: one binary search each.
+  if (feature_count_ < owned_.size()) return false;
+  auto begin = features_.begin();
+  auto end = features_.begin() + static_cast<ptrdiff_t>(feature_count_);
+  for (uint32_t f : owned_) {
+    begin = std::lower_bound(begin, end, f);
+    if (begin == end || *begin != f) return false;
+  }
+  return true;
+}
+
 uint32_t Worker::PublishFeatures() {
   uint32_t n = static_cast<uint32_t>(std::min<size_t>(feature_count_, shm_.header()->max_features));
   std::memcpy(shm_.features(), features_.data(), n * sizeof(uint32_t));
@@ -126,6 +146,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   SetPhase(engine::WorkerPhase::kFuzz);
 
   const size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);
+  // Read before the first run: the feature area is this request's results afterwards.
+  owned_.assign(shm_.features(), shm_.features() + std::min(request.getOwnedCount(), h->max_features));
+  std::sort(owned_.begin(), owned_.end());
   mutator_->set_limit(engine::MutationLimit(h->mutation_len, entry_size, max_len_));
   engine::MutationSources sources;
   sources.dictionary = &dictionary_;
@@ -143,6 +166,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   size_t size = 0;
   uint32_t chain = 0;
   bool found = false;
+  bool reduced = false;
   chain_words_ = 0;
 
   // First the entry itself, unmutated: its comparisons are the operands input-to-state
@@ -157,7 +181,17 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   s.sites.Clear();
   s.sites.mode = engine::CmpSiteLog::kLearn;
   s.log_routines = true;
+  const bool stage = request.getStage();
+  if (stage) {
+    cmp_log_->Clear();
+    entry_seq_->Clear();
+    s.cmp_log = cmp_log_.get();
+    s.cmp_seq = entry_seq_.get();
+  }
   found = RunOne(buf, size);
+  s.cmp_log = nullptr;
+  s.cmp_seq = nullptr;
+  if (stage) entry_features_.assign(features_.begin(), features_.begin() + static_cast<ptrdiff_t>(feature_count_));
   s.log_routines = false;
   CountRun();
   const uint32_t entry_features = static_cast<uint32_t>(feature_count_);
@@ -166,7 +200,17 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   engine::FindLengthFields(s.sites, buf, size, &h->length_fields);
   if (gates_.Learn(s.sites, buf, size) > 0) s.sites.mode = engine::CmpSiteLog::kWatch;
 
-  while (!found) {
+  capnp::MallocMessageBuilder message;
+  auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
+  bool stage_found = false;
+  if (stage && !found) {
+    stage_found = RunStage(request.getStageFrom(), entry_size, max_runs, deadline, buf, &size, result);
+    found = stage_found;
+  }
+  // A stage that used up the request leaves no room for mutants; without one, at least one
+  // mutant runs, as always.
+  const bool out_of_time = stage && (request_runs_ >= max_runs || CoarseNowMs() >= deadline);
+  while (!found && !out_of_time) {
     if (chain % engine::kChainLength == 0) {
       // A new chain: back to the entry, and publish what a replay needs (ReplayChain
       // starts the same way, with BeginChain).
@@ -189,21 +233,23 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     if (!found && gates_.count() > 0 && FixGates(buf, size, &found)) {
       chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
     }
-    if (found || request_runs_ >= max_runs || CoarseNowMs() >= deadline) break;
+    // libFuzzer's -reduce_inputs: a shorter mutant with everything the entry is the
+    // smallest to have can take its place.
+    if (!found && size < entry_size && !owned_.empty() && HasOwnedFeatures()) reduced = true;
+    if (found || reduced || request_runs_ >= max_runs || CoarseNowMs() >= deadline) break;
   }
   s.sites.mode = engine::CmpSiteLog::kOff;
   // The words the successful chain wrote join the learned dictionary (before FuzzDone: the
   // coordinator reads it once the request is answered).
-  if (found) {
+  if (found && !stage_found) {
     for (uint32_t i = 0; i < chain_words_; i++) h->learned.Add(chain_word_[i].bytes, chain_word_[i].size);
   }
-
-  capnp::MallocMessageBuilder message;
-  auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
+  result.setStageFound(stage_found);
   result.setRuns(request_runs_);
   result.setFound(found);
   result.setEntryFeatureCount(entry_features);
-  if (found) {
+  result.setReduced(reduced);
+  if (found || reduced) {
     std::memcpy(shm_.raw(), buf, size);
     Publish(&h->raw_size, static_cast<uint32_t>(size));
     result.setInputSize(static_cast<uint32_t>(size));
@@ -211,6 +257,87 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   }
   SetPhase(engine::WorkerPhase::kIdle);
   if (!Send(message)) _exit(0);
+}
+
+bool Worker::RunStage(uint32_t from, size_t entry_size, uint64_t max_runs, uint64_t deadline_ms,
+                      uint8_t* buf, size_t* size, schema::FuzzResult::Builder result) {
+  engine::WorkerShmHeader* h = shm_.header();
+  SancovState& s = GetSancovState();
+  const uint8_t* entry = shm_.entry();
+  const uint64_t before = request_runs_;
+  bool found = false;
+  std::vector<engine::ColorCandidate> colored = ColorizeEntry(entry_size, deadline_ms, buf, size, &found);
+  if (found) {
+    result.setStageNext(from);  // the same stage again, next time
+    result.setStageRuns(static_cast<uint32_t>(request_runs_ - before));
+    return true;
+  }
+  engine::I2sStage stage(*cmp_log_, entry, entry_size, max_len_, colored);
+  uint32_t i = from;
+  while (i < stage.size() && !found) {
+    if (request_runs_ >= max_runs || CoarseNowMs() >= deadline_ms) break;
+    *size = stage.Build(i, entry, entry_size, buf);
+    // Not what a chain replays to: published before it runs, as a gate fix is.
+    std::memcpy(shm_.raw(), buf, *size);
+    Publish(&h->raw_size, static_cast<uint32_t>(*size));
+    Publish(&h->raw_in_mem, 1u);
+    gates_.ResetHits(s.sites);
+    found = RunOne(buf, *size);
+    CountRun();
+    Publish(&h->raw_in_mem, 0u);
+    if (found) {
+      size_t n = stage.replacement_size(i);
+      if (n >= 2) h->learned.Add(stage.replacement(i), n);
+    }
+    i++;
+  }
+  result.setStageNext(i);
+  result.setStageDone(i >= stage.size());
+  result.setStageRuns(static_cast<uint32_t>(request_runs_ - before));
+  return found;
+}
+
+std::vector<engine::ColorCandidate> Worker::ColorizeEntry(size_t entry_size, uint64_t deadline_ms,
+                                                          uint8_t* buf, size_t* size, bool* found) {
+  constexpr size_t kMaxColorRuns = 256;
+  engine::WorkerShmHeader* h = shm_.header();
+  SancovState& s = GetSancovState();
+  const uint8_t* entry = shm_.entry();
+  auto run_raw = [&](const uint8_t* data, size_t n) {
+    std::memcpy(shm_.raw(), data, n);
+    Publish(&h->raw_size, static_cast<uint32_t>(n));
+    Publish(&h->raw_in_mem, 1u);
+    bool fresh = RunOne(data, n);
+    CountRun();
+    Publish(&h->raw_in_mem, 0u);
+    if (fresh && !*found) {
+      *found = true;
+      std::memcpy(buf, data, n);
+      *size = n;
+    }
+    return fresh;
+  };
+  auto same_path = [&](const uint8_t* data, size_t n) {
+    // Past the request's time (a slow target), the remaining tries are refused unrun.
+    if (*found || CoarseNowMs() >= deadline_ms) return false;
+    if (run_raw(data, n)) return false;
+    return feature_count_ == entry_features_.size() &&
+           std::equal(entry_features_.begin(), entry_features_.end(), features_.begin());
+  };
+  // The same bytes every time for the same entry: a stage resumed in a later request finds
+  // the same candidates at the same indices.
+  engine::Rng rng = engine::Rng::FromSeed(Fnv1a(entry, entry_size));
+  size_t runs = 0;
+  std::vector<uint8_t> colored = engine::Colorize(entry, entry_size, rng, std::min(kMaxColorRuns, 2 * entry_size),
+                                                  same_path, &runs);
+  if (*found) return {};
+  color_seq_->Clear();
+  s.cmp_seq = color_seq_.get();
+  bool fresh = run_raw(colored.data(), colored.size());
+  s.cmp_seq = nullptr;
+  if (fresh) return {};
+  return engine::ColorCandidates(*entry_seq_, *color_seq_, entry, colored.data(), entry_size,
+                                 engine::I2sStage::kMaxCandidates);
 }
 
 bool Worker::FixGates(uint8_t* buf, size_t size, bool* found) {

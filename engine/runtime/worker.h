@@ -11,6 +11,9 @@
 #include <memory>
 #include <vector>
 
+#include "engine/cmp_log.h"
+#include "engine/cmp_sequence.h"
+#include "engine/colorize.h"
 #include "engine/dictionary.h"
 #include "engine/frame.h"
 #include "engine/gates.h"
@@ -42,9 +45,21 @@ class Worker {
   // After a mutant failed a gate of the entry: fixes its field in buf and runs it again,
   // up to three times; sets *found like RunOne. Returns whether buf was changed.
   bool FixGates(uint8_t* buf, size_t size, bool* found);
+  // The input-to-state stage of the entry (entry[0, entry_size), whose run filled cmp_log_),
+  // from candidate `from`, in buf, until a find, its end, or the limits. Fills the result's
+  // stage fields; returns whether a candidate found new coverage (then in buf[0, *size)).
+  bool RunStage(uint32_t from, size_t entry_size, uint64_t max_runs, uint64_t deadline_ms,
+                uint8_t* buf, size_t* size, schema::FuzzResult::Builder result);
+  // Colorizes the entry (until deadline_ms at most) and returns the candidates of its
+  // comparisons that moved; sets *found (buf[0, *size) then holds the input) if a
+  // colorization run found new coverage.
+  std::vector<engine::ColorCandidate> ColorizeEntry(size_t entry_size, uint64_t deadline_ms,
+                                                    uint8_t* buf, size_t* size, bool* found);
   void HandleExecute();
   void HandleMinimize(schema::MinimizeRequest::Reader request);
 
+  // Whether the last execution (features_) has every feature in owned_.
+  bool HasOwnedFeatures() const;
   // Copies features_ into the shared feature area; returns how many fit.
   uint32_t PublishFeatures();
   void SetPhase(engine::WorkerPhase phase);
@@ -73,6 +88,12 @@ class Worker {
   std::vector<uint8_t> mutation_buffer_;  // the input being mutated
   std::vector<uint8_t> exec_buffer_;      // inputs run from its tail, so ASan sees overflows
   std::vector<uint32_t> features_;        // features of the last execution
+  std::vector<uint32_t> owned_;           // the entry's own features (FuzzRequest.ownedCount)
+  std::unique_ptr<engine::CmpLog> cmp_log_ = std::make_unique<engine::CmpLog>();
+  // The entry's comparisons in order, and its colorized copy's (engine/colorize.h).
+  std::unique_ptr<engine::CmpSequence> entry_seq_ = std::make_unique<engine::CmpSequence>();
+  std::unique_ptr<engine::CmpSequence> color_seq_ = std::make_unique<engine::CmpSequence>();
+  std::vector<uint32_t> entry_features_;  // of the entry's run in a staged request
   size_t feature_count_ = 0;
   uint64_t request_runs_ = 0;
 };
