@@ -493,13 +493,23 @@ def main():
         before = corpus(box.pods[victim]["data"])
         if not before:
             fail(f"{victim} had no corpus on its volume")
+        log_start = len(box.output(victim))
         box.start(node_w, 1)
         box.wait_ready(victim)
         after = corpus(box.pods[victim]["data"])
+        restarted = box.output(victim)[log_start:]
+        loaded = re.search(r"(\d+) inputs to run first, (\d+) corpus entries restored", restarted)
+        if not loaded or int(loaded[1]) + int(loaded[2]) < len(before):
+            fail(f"{victim} did not load the {len(before)} entries of its volume:\n{restarted[-2000:]}")
+        # A fuzzing node replaces an entry by a shorter input with its features (REDUCE in
+        # the status lines): only those may be gone.
         missing = set(before) - set(after)
-        if missing:
-            fail(f"{victim} lost {len(missing)} of {len(before)} entries over a SIGKILL")
-        print(f"SIGKILLed {victim} and started it on its volume: {len(before)} entries kept")
+        reduced = restarted.count("\tREDUCE\t")
+        if len(missing) > reduced:
+            fail(f"{victim} lost {len(missing)} of {len(before)} entries over a SIGKILL "
+                 f"({reduced} replaced by reductions)")
+        print(f"SIGKILLed {victim} and started it on its volume: {len(before)} entries loaded, "
+              f"{len(missing)} since replaced by shorter inputs")
 
         # Restart the controller: the nodes register again, its merged corpus is still there.
         code = box.stop(controller)
