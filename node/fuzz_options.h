@@ -37,9 +37,10 @@ namespace pollen::node {
   X(bool, reduce_inputs, true,                                                                  \
     "replace a corpus entry by a shorter mutant with every feature no smaller entry has "       \
     "(libFuzzer's -reduce_inputs)")                                                             \
-  X(bool, i2s_stage, true,                                                                      \
+  X(bool, i2s_stage, false,                                                                     \
     "before fuzzing an entry the first time, try every pair of operands its run compared at "   \
-    "every place of the entry that holds one of them (REDQUEEN's input-to-state stage)")
+    "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "   \
+    "by default: level or below on re2 in three trials")
 
 struct FuzzOptions {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
