@@ -43,7 +43,8 @@ std::vector<uint8_t> Colorize(const uint8_t* input, size_t size, Rng& rng, size_
 
 namespace {
 
-// The narrowest width, 1 or the compared one, and both byte orders.
+// Calls fn for every place p where input holds `original` and colorized holds `colored`,
+// as fields of `width` bytes, in either byte order (one order for one byte).
 void ForEachPlace(const uint8_t* input, const uint8_t* colorized, size_t size, size_t width,
                   uint64_t original, uint64_t colored,
                   const std::function<void(size_t pos, size_t width, bool big)>& fn) {
@@ -74,8 +75,8 @@ std::vector<ColorCandidate> ColorCandidates(const CmpSequence& original, const C
     const CmpSequence::Cmp& o = original.cmps[i];
     const CmpSequence::Cmp& c = colored.cmps[i];
     if (o.site != c.site || o.size != c.size) break;  // the paths parted: nothing lines up
-    size_t width = o.size >= 8 ? 8 : (o.size >= 4 ? 4 : (o.size >= 2 ? 2 : 1));
-    uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+    size_t width = FieldWidth(o.size);
+    uint64_t mask = WidthMask(width);
     for (int side = 0; side < 2; side++) {
       uint64_t from = (side == 0 ? o.a : o.b) & mask;
       uint64_t moved = (side == 0 ? c.a : c.b) & mask;

@@ -58,9 +58,9 @@ I2sStage::I2sStage(const CmpLog& log, const uint8_t* input, size_t size, size_t 
   uint8_t repl[24];
   for (uint32_t i = 0; i < log.num_ints && candidates_.size() < kMaxCandidates; i++) {
     const CmpTable::IntPair& p = log.ints[i];
-    size_t width = p.size >= 8 ? 8 : (p.size >= 4 ? 4 : (p.size >= 2 ? 2 : 1));
+    size_t width = FieldWidth(p.size);
     if (width < 2) continue;
-    uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+    uint64_t mask = WidthMask(width);
     uint64_t a = p.a & mask;
     uint64_t b = p.b & mask;
     size_t narrow = NarrowestWidth(std::max(a, b));

@@ -311,8 +311,8 @@ size_t InputToState(Ctx& c) {
   size_t count = 0;
   if (slot < CmpTable::kIntSlots) {
     const CmpTable::IntPair& p = table->ints[slot];
-    size_t width = p.size >= 8 ? 8 : (p.size >= 4 ? 4 : (p.size >= 2 ? 2 : 1));
-    uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+    size_t width = FieldWidth(p.size);
+    uint64_t mask = WidthMask(width);
     uint64_t a = p.a & mask;
     uint64_t b = p.b & mask;
     // A wide compare of a narrow field (a 4-byte magic loaded into a size_t): sometimes
@@ -391,9 +391,9 @@ const CmpTable::IntPair* PickIntPair(Ctx& c) {
 size_t InputToStateArith(Ctx& c) {
   const CmpTable::IntPair* p = PickIntPair(c);
   if (p == nullptr || c.size == 0) return kNoChange;
-  size_t width = p->size >= 8 ? 8 : (p->size >= 4 ? 4 : (p->size >= 2 ? 2 : 1));
+  size_t width = FieldWidth(p->size);
   while (width > c.size) width /= 2;
-  uint64_t mask = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
+  uint64_t mask = WidthMask(width);
   bool swap = c.rng.Bool();
   uint64_t a = swap ? p->b : p->a;
   uint64_t b = swap ? p->a : p->b;
