@@ -24,7 +24,9 @@ inline void StoreField(uint8_t* p, size_t width, bool big_endian, uint64_t v) {
 inline bool FitsIn(uint64_t v, size_t width) { return width >= 8 || (v >> (8 * width)) == 0; }
 
 // The field width (1, 2, 4 or 8 bytes) of a comparison whose operands are `size` bytes.
-inline size_t FieldWidth(size_t size) { return size >= 8 ? 8 : (size >= 4 ? 4 : (size >= 2 ? 2 : 1)); }
+inline size_t FieldWidth(size_t size) {
+  return size >= 8 ? 8 : (size >= 4 ? 4 : (size >= 2 ? 2 : 1));
+}
 
 // The bits a field of `width` bytes (1 to 8) holds.
 inline uint64_t WidthMask(size_t width) { return width >= 8 ? ~0ULL : (1ULL << (8 * width)) - 1; }
