@@ -103,6 +103,17 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
   return any_new;
 }
 
+bool Worker::RunPublished(const uint8_t* data, size_t size) {
+  engine::WorkerShmHeader* h = shm_.header();
+  std::memcpy(shm_.raw(), data, size);
+  Publish(&h->raw_size, static_cast<uint32_t>(size));
+  Publish(&h->raw_in_mem, 1u);
+  bool fresh = RunOne(data, size);
+  CountRun();
+  Publish(&h->raw_in_mem, 0u);
+  return fresh;
+}
+
 bool Worker::HasOwnedFeatures() const {
   // Features come out of the scan sorted by counter index. An entry owns a few features
   // and an execution has thousands: one binary search each.
@@ -277,14 +288,8 @@ bool Worker::RunStage(uint32_t from, size_t entry_size, uint64_t max_runs, uint6
   while (i < stage.size() && !found) {
     if (request_runs_ >= max_runs || CoarseNowMs() >= deadline_ms) break;
     *size = stage.Build(i, entry, entry_size, buf);
-    // Not what a chain replays to: published before it runs, as a gate fix is.
-    std::memcpy(shm_.raw(), buf, *size);
-    Publish(&h->raw_size, static_cast<uint32_t>(*size));
-    Publish(&h->raw_in_mem, 1u);
     gates_.ResetHits(s.sites);
-    found = RunOne(buf, *size);
-    CountRun();
-    Publish(&h->raw_in_mem, 0u);
+    found = RunPublished(buf, *size);
     if (found) {
       size_t n = stage.replacement_size(i);
       if (n >= 2) h->learned.Add(stage.replacement(i), n);
@@ -300,16 +305,10 @@ bool Worker::RunStage(uint32_t from, size_t entry_size, uint64_t max_runs, uint6
 std::vector<engine::ColorCandidate> Worker::ColorizeEntry(size_t entry_size, uint64_t deadline_ms,
                                                           uint8_t* buf, size_t* size, bool* found) {
   constexpr size_t kMaxColorRuns = 256;
-  engine::WorkerShmHeader* h = shm_.header();
   SancovState& s = GetSancovState();
   const uint8_t* entry = shm_.entry();
   auto run_raw = [&](const uint8_t* data, size_t n) {
-    std::memcpy(shm_.raw(), data, n);
-    Publish(&h->raw_size, static_cast<uint32_t>(n));
-    Publish(&h->raw_in_mem, 1u);
-    bool fresh = RunOne(data, n);
-    CountRun();
-    Publish(&h->raw_in_mem, 0u);
+    bool fresh = RunPublished(data, n);
     if (fresh && !*found) {
       *found = true;
       std::memcpy(buf, data, n);
@@ -341,7 +340,6 @@ std::vector<engine::ColorCandidate> Worker::ColorizeEntry(size_t entry_size, uin
 }
 
 bool Worker::FixGates(uint8_t* buf, size_t size, bool* found) {
-  engine::WorkerShmHeader* h = shm_.header();
   SancovState& s = GetSancovState();
   bool fixed = false;
   // A fix can uncover the next gate (a length, then the checksum over it): a few rounds.
@@ -349,15 +347,9 @@ bool Worker::FixGates(uint8_t* buf, size_t size, bool* found) {
     int gate = gates_.Fix(s.sites, buf, size);
     if (gate < 0) break;
     fixed = true;
-    // The fixed input is not what the chain replays to: publish it before it runs, so a
-    // crash or hang in it is rebuilt from the raw area.
-    std::memcpy(shm_.raw(), buf, size);
-    Publish(&h->raw_size, static_cast<uint32_t>(size));
-    Publish(&h->raw_in_mem, 1u);
+    // The fixed input is not what the chain replays to.
     gates_.ResetHits(s.sites);
-    *found = RunOne(buf, size);
-    CountRun();
-    Publish(&h->raw_in_mem, 0u);
+    *found = RunPublished(buf, size);
     gates_.Settle(gate, s.sites);
   }
   return fixed;

@@ -39,6 +39,10 @@ class Worker {
   // counter. Leaves the execution's features in features_ and reports whether any of them
   // is missing from the global map.
   bool RunOne(const uint8_t* data, size_t size);
+  // RunOne, and CountRun, for an input that no mutation chain replays to (a gate fix, a
+  // stage candidate): published in the raw area before it runs, so that a crash or hang in
+  // it is rebuilt from there.
+  bool RunPublished(const uint8_t* data, size_t size);
 
   void HandleConfigure(schema::WorkerConfig::Reader config);
   void HandleFuzz(schema::FuzzRequest::Reader request);
