@@ -3,6 +3,7 @@
 #include <string.h>  // memmem (glibc)
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -283,6 +284,23 @@ size_t FindWrapping(const uint8_t* data, size_t size, const uint8_t* needle, siz
   return hit == nullptr ? size : static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
 }
 
+// Appends text[0, n) to a random line of the input (before its newline, or at the end of
+// the input), after a space when the line ends in a letter or digit ("DATA" becomes
+// "DATA 7", "mode=" becomes "mode=4242").
+size_t AppendToLine(Ctx& c, const uint8_t* text, size_t n) {
+  if (c.size == 0) return kNoChange;
+  size_t at = c.rng.BelowSize(c.size);
+  const void* nl = std::memchr(c.data + at, '\n', c.size - at);
+  size_t end = nl == nullptr ? c.size : static_cast<size_t>(static_cast<const uint8_t*>(nl) - c.data);
+  bool space = end > 0 && std::isalnum(c.data[end - 1]) != 0;
+  size_t total = n + (space ? 1 : 0);
+  if (c.size + total > c.max_size) return kNoChange;
+  OpenGap(c.data, c.size, end, total);
+  if (space) c.data[end] = ' ';
+  std::memcpy(c.data + end + (space ? 1 : 0), text, n);
+  return c.size + total;
+}
+
 // One way to apply a compared pair: find `needle` (n bytes) in the input, write
 // `replacement` (rn bytes, which may differ from n: the input then shrinks or grows) there.
 struct Replacement {
@@ -290,6 +308,7 @@ struct Replacement {
   uint8_t replacement[CmpTable::kMaxWord];
   size_t n;
   size_t rn;
+  bool text = false;  // decimal text of an integer operand
 };
 
 // Input-to-state (RedQueen / libFuzzer's TORC): a program compared a value taken from the
@@ -334,6 +353,7 @@ size_t InputToState(Ctx& c) {
       Replacement& t = options[count++];
       t.n = DecimalText(dir == 0 ? a : b, width, t.needle);
       t.rn = DecimalText((dir == 0 ? b : a) + delta, width, t.replacement);
+      t.text = true;
     }
   } else {
     const CmpTable::WordPair& p = table->words[slot - CmpTable::kIntSlots];
@@ -365,9 +385,12 @@ size_t InputToState(Ctx& c) {
     return c.size - r.n + r.rn;
   }
   // The operand is not in the input (it may come from a transformation of it): insert the
-  // wanted value somewhere, so later mutations can build on it.
+  // wanted value somewhere, so later mutations can build on it. A number parsed from text
+  // that is not there was parsed from an empty or missing field: half the time its text goes
+  // where fields end, at the end of a line.
   const Replacement& r = options[first];
-  size_t n = PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
+  size_t n = r.text && c.rng.Bool() ? AppendToLine(c, r.replacement, r.rn)
+                                    : PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
   if (n != kNoChange && slot >= CmpTable::kIntSlots) NoteWord(c, r.replacement, r.rn);
   return n;
 }
@@ -439,14 +462,18 @@ size_t CopyLine(Ctx& c) {
   size_t lb, le;
   LineAround(from, from_size, c.rng.BelowSize(from_size), &lb, &le);
   size_t n = le - lb;
-  bool needs_newline = from[le - 1] != '\n';  // the last line has none: add one
-  if (c.size + n + (needs_newline ? 1 : 0) > c.max_size) return kNoChange;
-  std::memcpy(c.scratch, from + lb, n);  // the gap may move the source
-  if (needs_newline) c.scratch[n++] = '\n';
+  if (from[le - 1] == '\n') n--;  // the line's text; its newline is added where it goes
   size_t tb, te;
   LineAround(c.data, c.size, c.rng.BelowSize(c.size), &tb, &te);
   size_t to = c.rng.Bool() ? tb : te;
-  if (to == c.size && c.data[c.size - 1] != '\n') to = tb;  // never glue onto an unfinished line
+  if (c.size + n + 1 > c.max_size) return kNoChange;
+  // After the input's unfinished last line the copy goes on a line of its own: "\nline"
+  // (the input's last section is where a key is often missing); elsewhere "line\n".
+  bool after_unfinished = to == c.size && c.data[c.size - 1] != '\n';
+  size_t text_at = after_unfinished ? 1 : 0;
+  std::memmove(c.scratch + text_at, from + lb, n);  // the gap may move the source
+  c.scratch[after_unfinished ? 0 : n] = '\n';
+  n++;
   OpenGap(c.data, c.size, to, n);
   std::memcpy(c.data + to, c.scratch, n);
   return c.size + n;

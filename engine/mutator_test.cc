@@ -280,6 +280,20 @@ TEST(MutatorTest, InputToStateInsertsOperandMissingFromInput) {
   EXPECT_EQ(got.size(), 28u);  // inserted, the 20 original bytes kept
 }
 
+TEST(MutatorTest, InputToStateAppendsAMissingNumberToALine) {
+  // strtol("") of DATA's missing argument compared with 7: " 7" goes after the command.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddInt(0, 7, 8);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  const std::string input = "HELO x\nDATA\nQUIT\n";
+  const std::string wanted = "HELO x\nDATA 7\nQUIT\n";
+  Bytes got = FirstResultContaining(Bytes(input.begin(), input.end()),
+                                    Bytes(wanted.begin(), wanted.end()), sources, 11, 20000);
+  EXPECT_EQ(std::string(got.begin(), got.end()), wanted);
+}
+
 TEST(MutatorTest, InputToStateArithSolvesALinearRelation) {
   // The target computed 3x + 5y - z = 0x1000 and wants 0x2000: z must drop by 0x1000.
   CmpTable cmp;
@@ -305,18 +319,26 @@ TEST(MutatorTest, InputToStateArithSolvesAnXoredField) {
   EXPECT_EQ(got, InputWith(wanted));
 }
 
-TEST(MutatorTest, CopyLineDuplicatesWholeLines) {
+// The results of CopyLine among `tries` mutations of `input` (each from the input afresh).
+std::vector<std::string> CopyLineResults(const std::string& input, uint64_t seed, int tries) {
   MutationSources sources;
   Mutator m(256);
-  Rng rng = Rng::FromSeed(8);
-  const std::string input = "HELO a\nMAIL b\nRCPT c\n";
+  Rng rng = Rng::FromSeed(seed);
   Bytes buf(256);
-  bool duplicated_rcpt = false;
-  for (int i = 0; i < 20000 && !duplicated_rcpt; i++) {
+  std::vector<std::string> results;
+  for (int i = 0; i < tries; i++) {
     std::copy(input.begin(), input.end(), buf.begin());
     size_t size = m.Mutate(buf.data(), input.size(), rng, sources);
     if (std::string(Mutator::MutatorName(m.last_mutator())) != "CopyLine") continue;
-    std::string out(buf.begin(), buf.begin() + size);
+    results.emplace_back(buf.begin(), buf.begin() + size);
+  }
+  return results;
+}
+
+TEST(MutatorTest, CopyLineDuplicatesWholeLines) {
+  const std::string input = "HELO a\nMAIL b\nRCPT c\n";
+  bool duplicated_rcpt = false;
+  for (const std::string& out : CopyLineResults(input, 8, 20000)) {
     // Whole lines only: every line of the result is one of the input's.
     ASSERT_EQ(out.back(), '\n') << out;
     for (size_t at = 0; at < out.size();) {
@@ -325,9 +347,20 @@ TEST(MutatorTest, CopyLineDuplicatesWholeLines) {
       ASSERT_NE(input.find(line), std::string::npos) << "line '" << line << "' in " << out;
       at = nl + 1;
     }
-    duplicated_rcpt = out.find("RCPT c\nRCPT c\n") != std::string::npos;
+    duplicated_rcpt = duplicated_rcpt || out.find("RCPT c\nRCPT c\n") != std::string::npos;
   }
   EXPECT_TRUE(duplicated_rcpt);
+}
+
+TEST(MutatorTest, CopyLineAppendsAfterAnUnfinishedLastLine) {
+  // "[t]" is the last section and has no newline: a key copied after it starts a new line,
+  // so it lands in that section instead of gluing onto "[t]".
+  bool appended = false;
+  for (const std::string& out : CopyLineResults("[s]\nk=1\n[t]", 12, 20000)) {
+    ASSERT_EQ(out.find("]k"), std::string::npos) << "glued onto a line: " << out;
+    appended = appended || out == "[s]\nk=1\n[t]\nk=1";
+  }
+  EXPECT_TRUE(appended);
 }
 
 TEST(MutatorTest, InsertsDictionaryEntry) {

@@ -44,7 +44,7 @@ inline void ProfileWords(uintptr_t pc, const void* a, const void* b, size_t n) {
   const unsigned char* y = static_cast<const unsigned char*>(b);
   size_t same = 0;
   while (same < n && x[same] == y[same]) same++;
-  pollen::runtime::AddValueProfile(s, pc, same);
+  s.value_profile->Note(pc, static_cast<uint32_t>(same));
 }
 
 // Orders a compared pair so that a literal of the program comes second; returns whether one

@@ -25,11 +25,14 @@ void ClearAllCounters() {
 }
 
 void EnableValueProfile() {
-  alignas(64) static uint8_t counters[kValueProfileCounters];
+  // The counters only give the profile its indices (value_profile.h): never written.
+  alignas(64) static uint8_t counters[engine::ValueProfile::kCounters];
+  static engine::ValueProfile profile;
   SancovState& s = GetSancovState();
   if (s.value_profile != nullptr) return;
-  __sanitizer_cov_8bit_counters_init(counters, counters + kValueProfileCounters);
-  s.value_profile = counters;
+  __sanitizer_cov_8bit_counters_init(counters, counters + engine::ValueProfile::kCounters);
+  s.value_profile = &profile;
+  s.value_profile_counters = counters;
 }
 
 }  // namespace pollen::runtime
@@ -57,7 +60,7 @@ __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, ui
   if constexpr (!kConst && kSize >= 2) {
     if (s.sites.mode != 0) s.sites.Record(pc, a, b, kSize);
   }
-  if (s.value_profile != nullptr) pollen::runtime::AddValueProfile(s, pc, __builtin_popcountll(a ^ b));
+  if (s.value_profile != nullptr) s.value_profile->NoteInt(pc, a, b, kSize);
 }
 
 }  // namespace

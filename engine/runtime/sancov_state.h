@@ -14,6 +14,7 @@
 #include "engine/cmp_sequence.h"
 #include "engine/cmp_sites.h"
 #include "engine/cmp_table.h"
+#include "engine/value_profile.h"
 
 namespace pollen::runtime {
 
@@ -43,21 +44,12 @@ struct SancovState {
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;
-  // Value profile (libFuzzer's -use_value_profile), null when off: one counter per (site,
-  // how close its operands came), registered as one more counter module, so each new
-  // closeness at a site is a new feature.
-  uint8_t* value_profile = nullptr;
+  // Value profile (libFuzzer's -use_value_profile, closer only: engine/value_profile.h),
+  // null when off. Its counter indices are one more counter module, registered at
+  // value_profile_counters, which the hooks never write.
+  engine::ValueProfile* value_profile = nullptr;
+  const uint8_t* value_profile_counters = nullptr;
 };
-
-// 128 site slots (a hash of the pc) of 64 closeness values each.
-inline constexpr size_t kValueProfileSites = 128;
-inline constexpr size_t kValueProfileCounters = kValueProfileSites * 64;
-
-// Marks the counter of `closeness` (0..63, capped) at the site `pc`.
-inline void AddValueProfile(SancovState& s, uintptr_t pc, uint64_t closeness) {
-  size_t site = static_cast<size_t>((pc * 0x9E3779B97F4A7C15ULL) >> 57);  // 0..127
-  s.value_profile[site * 64 + (closeness > 63 ? 63 : closeness)] = 1;
-}
 
 // Registers the value-profile counters (once, before the worker's hello).
 void EnableValueProfile();

@@ -93,6 +93,11 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
   size_t written = 0;
   for (size_t m = 0; m < s.num_modules; m++) {
     const CounterModule& mod = s.modules[m];
+    if (mod.start == s.value_profile_counters) {
+      s.value_profile->Collect(mod.base, global_map_, features_.data(), features_.size(), &written,
+                               &any_new);
+      continue;
+    }
     size_t count = 0;
     size_t room = features_.size() - written;
     engine::ScanAndClearCounters(mod.start, static_cast<size_t>(mod.stop - mod.start), mod.base,
