@@ -40,9 +40,29 @@ size_t CoverageMap::Add(const Feature* f, size_t n) {
     if (old == 0) edges_++;
     seen_[c] = static_cast<uint8_t>(old | bit);
     added++;
+    if (c >= ladder_first_ && c < ladder_end_) MarkLevelsBelow(c);
   }
   features_ += added;
   return added;
+}
+
+void CoverageMap::SetLadders(uint32_t first, uint32_t sites, uint32_t levels) {
+  uint64_t end = uint64_t{first} + uint64_t{sites} * levels;
+  if (levels == 0 || end > size_) return;
+  ladder_first_ = first;
+  ladder_end_ = static_cast<uint32_t>(end);
+  ladder_levels_ = levels;
+}
+
+void CoverageMap::MarkLevelsBelow(uint32_t counter) {
+  uint32_t site_first = counter - (counter - ladder_first_) % ladder_levels_;
+  for (uint32_t c = counter; c > site_first;) {
+    c--;
+    if ((seen_[c] & 1) != 0) break;  // marked before, and so is everything below it
+    if (seen_[c] == 0) edges_++;
+    seen_[c] = static_cast<uint8_t>(seen_[c] | 1);
+    features_++;
+  }
 }
 
 void CoverageMap::Recount() {

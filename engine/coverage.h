@@ -175,12 +175,24 @@ class CoverageMap {
   // Recomputes edges() and features() from the bytes: O(size()).
   void Recount();
 
+  // Counters [first, first + sites * levels) are value-profile ladders (value_profile.h),
+  // `levels` counters per site: from now on, adding a site's level l also marks the levels
+  // below it (bucket 0), so a level is in the map once it or a higher one was reached, and
+  // only a closer input's level is new. The implied levels count in edges() and features(),
+  // not in Add's return value.
+  void SetLadders(uint32_t first, uint32_t sites, uint32_t levels);
+
  private:
+  void MarkLevelsBelow(uint32_t counter);
+
   std::vector<uint8_t> storage_;  // empty for a view
   uint8_t* seen_;
   size_t size_;
   size_t edges_ = 0;
   size_t features_ = 0;
+  uint32_t ladder_first_ = 0;
+  uint32_t ladder_end_ = 0;  // == ladder_first_: no ladders
+  uint32_t ladder_levels_ = 1;
 };
 
 }  // namespace pollen::engine

@@ -163,6 +163,35 @@ TEST(CoverageMapTest, AddCountEdgesFeatures) {
   EXPECT_EQ(map.features(), 5u);
 }
 
+TEST(CoverageMapTest, LadderLevelsBelowAnAddedOneAreNotNew) {
+  // Counters 4..11: two ladders of 4 levels (sites 0 and 1).
+  CoverageMap map(16);
+  map.SetLadders(4, 2, 4);
+  Feature level2 = MakeFeature(4 + 2, 0);
+  EXPECT_EQ(map.Add(&level2, 1), 1u);
+  EXPECT_EQ(map.features(), 3u);  // levels 0 and 1 implied
+  EXPECT_EQ(map.edges(), 3u);
+  Feature lower[] = {MakeFeature(4, 0), MakeFeature(5, 0)};
+  EXPECT_EQ(map.CountNew(lower, 2), 0u);
+  Feature higher = MakeFeature(4 + 3, 0);
+  EXPECT_EQ(map.CountNew(&higher, 1), 1u);
+  // The other site is untouched, and so is a plain counter beside the ladders.
+  Feature other = MakeFeature(8, 0);
+  EXPECT_EQ(map.CountNew(&other, 1), 1u);
+  Feature plain = MakeFeature(13, 0);
+  EXPECT_EQ(map.Add(&plain, 1), 1u);
+  EXPECT_FALSE(map.Contains(MakeFeature(12, 0)));
+  EXPECT_EQ(map.features(), 4u);
+}
+
+TEST(CoverageMapTest, LaddersOutOfRangeAreIgnored) {
+  CoverageMap map(8);
+  map.SetLadders(4, 2, 4);  // would end at 12
+  Feature f = MakeFeature(6, 0);
+  map.Add(&f, 1);
+  EXPECT_EQ(map.features(), 1u);
+}
+
 TEST(CoverageMapTest, ViewSharesBytesAndRecounts) {
   std::vector<uint8_t> shared(16, 0);
   shared[2] = 0x81;

@@ -284,14 +284,15 @@ size_t FindWrapping(const uint8_t* data, size_t size, const uint8_t* needle, siz
   return hit == nullptr ? size : static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
 }
 
-// Appends text[0, n) to a random line of the input (before its newline, or at the end of
-// the input), after a space when the line ends in a letter or digit ("DATA" becomes
+// Appends text[0, n) to a random line of the input (before its newline or CRLF, or at the
+// end of the input), after a space when the line ends in a letter or digit ("DATA" becomes
 // "DATA 7", "mode=" becomes "mode=4242").
 size_t AppendToLine(Ctx& c, const uint8_t* text, size_t n) {
   if (c.size == 0) return kNoChange;
   size_t at = c.rng.BelowSize(c.size);
   const void* nl = std::memchr(c.data + at, '\n', c.size - at);
   size_t end = nl == nullptr ? c.size : static_cast<size_t>(static_cast<const uint8_t*>(nl) - c.data);
+  if (end > 0 && c.data[end - 1] == '\r') end--;  // "DATA\r\n": before the \r
   bool space = end > 0 && std::isalnum(c.data[end - 1]) != 0;
   size_t total = n + (space ? 1 : 0);
   if (c.size + total > c.max_size) return kNoChange;
@@ -450,7 +451,7 @@ void LineAround(const uint8_t* data, size_t size, size_t at, size_t* begin, size
 }
 
 // Text protocols and configuration files grow by whole lines: copies a line of the input
-// (or of the cross-over partner) to the start of a line. Needs a newline in the input.
+// (or of the cross-over partner) to the start or end of a line. Needs a newline in the input.
 size_t CopyLine(Ctx& c) {
   if (c.size == 0 || std::memchr(c.data, '\n', c.size) == nullptr) return kNoChange;
   const uint8_t* from = c.data;

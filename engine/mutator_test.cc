@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -281,17 +282,22 @@ TEST(MutatorTest, InputToStateInsertsOperandMissingFromInput) {
 }
 
 TEST(MutatorTest, InputToStateAppendsAMissingNumberToALine) {
-  // strtol("") of DATA's missing argument compared with 7: " 7" goes after the command.
+  // strtol("") of DATA's missing argument compared with 7: " 7" goes after the command,
+  // before the line's newline or CRLF.
   CmpTable cmp;
   cmp.Clear();
   cmp.AddInt(0, 7, 8);
   MutationSources sources;
   sources.cmp = &cmp;
-  const std::string input = "HELO x\nDATA\nQUIT\n";
-  const std::string wanted = "HELO x\nDATA 7\nQUIT\n";
-  Bytes got = FirstResultContaining(Bytes(input.begin(), input.end()),
-                                    Bytes(wanted.begin(), wanted.end()), sources, 11, 20000);
-  EXPECT_EQ(std::string(got.begin(), got.end()), wanted);
+  const std::pair<std::string, std::string> cases[] = {
+      {"HELO x\nDATA\nQUIT\n", "HELO x\nDATA 7\nQUIT\n"},
+      {"DATA\r\n", "DATA 7\r\n"},
+  };
+  for (const auto& [input, wanted] : cases) {
+    Bytes got = FirstResultContaining(Bytes(input.begin(), input.end()),
+                                      Bytes(wanted.begin(), wanted.end()), sources, 11, 20000);
+    EXPECT_EQ(std::string(got.begin(), got.end()), wanted);
+  }
 }
 
 TEST(MutatorTest, InputToStateArithSolvesALinearRelation) {

@@ -23,4 +23,13 @@ void ValueProfile::Collect(uint32_t base, const uint8_t* seen, Feature* out, siz
   }
 }
 
+void ValueProfile::Reset() {
+  for (size_t w = 0; w < kSites / 64; w++) {
+    uint64_t bits = touched_[w];
+    touched_[w] = 0;
+    for (; bits != 0; bits &= bits - 1)
+      best_[w * 64 + static_cast<size_t>(std::countr_zero(bits))] = 0;
+  }
+}
+
 }  // namespace pollen::engine

@@ -9,12 +9,13 @@
 // reports one feature per site it reached: the highest level, new only above every level
 // seen. A site climbs at most 64 times in a whole campaign.
 //
-// Layout: the profile owns kValueProfileCounters counter indices (registered as one more
+// Layout: the profile owns kCounters counter indices (registered as one more
 // counter module, so the coordinator's seen map and feature numbering cover them), site s
-// level l at index base + s * 64 + l. The hooks never write those counters; they keep the
-// best level per site of the current run (Note), and the worker turns that into features
-// after the run (Collect), which also resets it. Cost: Note is a hash, a compare and a
-// store; Collect touches only the sites the run reached.
+// level l at index base + s * 64 + l. The coordinator's map marks a site's levels below
+// every level it adds (CoverageMap::SetLadders), so its novelty test agrees with Collect's. The
+// hooks never write those counters; they keep the best level per site of the current run (Note),
+// and the worker turns that into features after the run (Collect), which also resets it. Cost: Note
+// is a hash, a compare and a store; Collect touches only the sites the run reached.
 #ifndef POLLEN_ENGINE_VALUE_PROFILE_H_
 #define POLLEN_ENGINE_VALUE_PROFILE_H_
 
@@ -72,6 +73,9 @@ class ValueProfile {
   // Precondition: `seen` covers [base, base + kCounters).
   void Collect(uint32_t base, const uint8_t* seen, Feature* out, size_t capacity, size_t* written,
                bool* any_new);
+
+  // Forgets the current run (what the target compared before the fuzzing loop).
+  void Reset();
 
  private:
   uint8_t best_[kSites] = {};  // level + 1 per site; 0: not reached in this run

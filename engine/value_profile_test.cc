@@ -98,11 +98,21 @@ TEST(ValueProfileTest, FeaturesPastTheCapacityAreDroppedButTested) {
   std::vector<uint8_t> seen(kBase + ValueProfile::kCounters, 0);
   ValueProfile vp;
   for (uintptr_t pc = 1; pc < 4000; pc += 97) vp.Note(pc, 1);
+  // The first site (in counter order) has been higher before: only a dropped one is new.
+  ValueProfile probe;
+  for (uintptr_t pc = 1; pc < 4000; pc += 97) probe.Note(pc, 1);
+  Feature first[1];
+  size_t probed = 0;
+  bool ignored = false;
+  probe.Collect(kBase, seen.data(), first, 1, &probed, &ignored);
+  ASSERT_EQ(probed, 1u);
+  seen[FeatureCounter(first[0]) + 5] = 1;
   Feature one[1];
   size_t written = 0;
   bool any_new = false;
   vp.Collect(kBase, seen.data(), one, 1, &written, &any_new);
   EXPECT_EQ(written, 1u);
+  EXPECT_EQ(one[0], first[0]);
   EXPECT_TRUE(any_new);
 }
 

@@ -36,6 +36,10 @@ class GlobalCoverage {
   size_t CountNew(const uint32_t* features, size_t n) const;
   // Adds features; returns how many were new.
   size_t Add(const uint32_t* features, size_t n);
+  // The value profile's ladders (engine::CoverageMap::SetLadders); after SetNumCounters.
+  void SetLadders(uint32_t first, uint32_t sites, uint32_t levels) {
+    if (map_) map_->SetLadders(first, sites, levels);
+  }
 
   size_t edges() const { return map_ ? map_->edges() : 0; }
   size_t features() const { return map_ ? map_->features() : 0; }

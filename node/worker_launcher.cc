@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "engine/value_profile.h"
 #include "schema/worker.capnp.h"
 
 namespace pollen::node {
@@ -92,6 +93,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     hello_.num_counters = hello.getNumCounters();
     hello_.num_pcs = hello.getNumPcs();
     hello_.num_modules = hello.getNumModules();
+    hello_.value_profile_first = hello.getValueProfileFirst();
+    hello_.value_profile_counters = hello.getValueProfileCounters();
   } catch (const kj::Exception& e) {
     return Status::Error("target " + options_.target + " sent a malformed hello");
   }
@@ -104,7 +107,15 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     return Status::Error("target has " + std::to_string(hello_.num_counters) +
                          " coverage counters, more than pollen's map holds");
   }
-  if (coverage_->num_counters() == 0) coverage_->SetNumCounters(hello_.num_counters);
+  if (coverage_->num_counters() == 0) {
+    coverage_->SetNumCounters(hello_.num_counters);
+    if (hello_.value_profile_counters != 0 &&
+        hello_.value_profile_first + hello_.value_profile_counters <= hello_.num_counters) {
+      coverage_->SetLadders(static_cast<uint32_t>(hello_.value_profile_first),
+                            static_cast<uint32_t>(hello_.value_profile_counters / engine::ValueProfile::kLevels),
+                            static_cast<uint32_t>(engine::ValueProfile::kLevels));
+    }
+  }
 
   capnp::MallocMessageBuilder message;
   auto config = message.initRoot<schema::ToWorker>().initConfigure();

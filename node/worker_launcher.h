@@ -30,6 +30,8 @@ struct LaunchOptions {
 
 struct HelloInfo {
   uint64_t num_counters = 0;
+  uint64_t value_profile_first = 0;     // the value profile's ladders (counters), if on
+  uint64_t value_profile_counters = 0;
   uint64_t num_pcs = 0;
   uint32_t num_modules = 0;
 };

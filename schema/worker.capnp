@@ -76,6 +76,8 @@ struct Hello {
   numCounters @2 :UInt64;       # inline 8-bit counters over every instrumented module
   numModules @3 :UInt32;
   numPcs @4 :UInt64;            # pc-table entries (0 when built without -fsanitize-coverage=pc-table)
+  valueProfileFirst @5 :UInt64;   # first counter of the value profile's ladders (engine/value_profile.h)
+  valueProfileCounters @6 :UInt64;  # their number; 0: the value profile is off
 }
 
 struct FuzzResult {

@@ -15,6 +15,7 @@ namespace {
 struct Puzzle {
   const char* name;
   uint64_t max_runs;
+  const char* flag = nullptr;  // one more flag for pollen fuzz
 };
 
 void PrintTo(const Puzzle& p, std::ostream* os) { *os << p.name; }
@@ -24,10 +25,10 @@ class PuzzleTest : public ::testing::TestWithParam<Puzzle> {};
 TEST_P(PuzzleTest, SolvedWithinBound) {
   const Puzzle& p = GetParam();
   std::string dir = MakeTempDir();
-  CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget(p.name), "--workers=1", "--seed=7",
-                                   "--runs=" + std::to_string(p.max_runs), "--workdir=" + dir,
-                                   "--minimize-time=5"},
-                                  600);
+  std::vector<std::string> argv{PollenBin(), "fuzz", TestTarget(p.name), "--workers=1", "--seed=7",
+                                "--runs=" + std::to_string(p.max_runs), "--workdir=" + dir, "--minimize-time=5"};
+  if (p.flag != nullptr) argv.push_back(p.flag);
+  CommandResult fuzz = RunCommand(argv, 600);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
   EXPECT_EQ(ArtifactInputs(dir + "/crashes", "crash").size(), 1u) << fuzz.output;
@@ -56,8 +57,9 @@ TEST(LearnedDictionaryRunTest, PrintedAtTheEndAndKeptForTheNextRun) {
   EXPECT_THAT(ReadFile(dir + "/learned.dict"), ::testing::HasSubstr("\"pollinate \""));
 }
 
-// --use-value-profile adds features of their own: how close each comparison came. The same
-// bounded run with the same seed keeps more features with it than without.
+// --use-value-profile adds features of their own: the levels of its ladders that comparisons
+// reached. The same bounded run with the same seed keeps more features with it than without,
+// on a target with no bug to end it.
 uint64_t FeaturesOf(const std::string& output) {
   // "  coverage:     12 edges, 34 features"
   size_t at = output.find("  coverage:");
@@ -68,7 +70,7 @@ uint64_t FeaturesOf(const std::string& output) {
 }
 
 TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
-  std::vector<std::string> argv{PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=3",
+  std::vector<std::string> argv{PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1", "--seed=3",
                                 "--runs=300000"};
   CommandResult plain = RunCommand([&] {
     auto a = argv;
@@ -93,8 +95,13 @@ INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,
                                            Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000},
                                            // Built with the compiler pass (ROUTINE_LOG): its keywords are
                                            // compared byte by byte by the target's own function.
-                                           Puzzle{"puzzle_keywords_routines", 20000000}),
-                         [](const ::testing::TestParamInfo<Puzzle>& info) { return std::string(info.param.name); });
+                                           Puzzle{"puzzle_keywords_routines", 20000000},
+                                           // A running total: with the value profile's distance ladder
+                                           // (without it, most seeds never get there).
+                                           Puzzle{"puzzle_total", 5000000, "--use-value-profile"}),
+                         [](const ::testing::TestParamInfo<Puzzle>& info) {
+                           return std::string(info.param.name) + (info.param.flag != nullptr ? "_value_profile" : "");
+                         });
 
 }  // namespace
 }  // namespace pollen::testing

@@ -22,6 +22,7 @@ void ClearAllCounters() {
   for (size_t i = 0; i < s.num_modules; i++) {
     std::memset(s.modules[i].start, 0, static_cast<size_t>(s.modules[i].stop - s.modules[i].start));
   }
+  if (s.value_profile != nullptr) s.value_profile->Reset();
 }
 
 void EnableValueProfile() {
@@ -30,6 +31,7 @@ void EnableValueProfile() {
   static engine::ValueProfile profile;
   SancovState& s = GetSancovState();
   if (s.value_profile != nullptr) return;
+  s.value_profile_first = static_cast<uint32_t>(s.num_counters);
   __sanitizer_cov_8bit_counters_init(counters, counters + engine::ValueProfile::kCounters);
   s.value_profile = &profile;
   s.value_profile_counters = counters;
@@ -60,7 +62,12 @@ __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, ui
   if constexpr (!kConst && kSize >= 2) {
     if (s.sites.mode != 0) s.sites.Record(pc, a, b, kSize);
   }
-  if (s.value_profile != nullptr) s.value_profile->NoteInt(pc, a, b, kSize);
+  // Not one-byte comparisons: a parser's character tests are most of them (half of re2's
+  // run time is in these hooks), a byte is either equal or not, and input-to-state writes
+  // any byte the target wanted in one step.
+  if constexpr (kSize >= 2) {
+    if (s.value_profile != nullptr) s.value_profile->NoteInt(pc, a, b, kSize);
+  }
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ struct SancovState {
   // value_profile_counters, which the hooks never write.
   engine::ValueProfile* value_profile = nullptr;
   const uint8_t* value_profile_counters = nullptr;
+  uint32_t value_profile_first = 0;  // the module's base: its first counter's number
 };
 
 // Registers the value-profile counters (once, before the worker's hello).

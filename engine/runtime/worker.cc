@@ -428,6 +428,10 @@ int Worker::Serve() {
     hello.setNumCounters(s.num_counters);
     hello.setNumModules(static_cast<uint32_t>(s.num_modules));
     hello.setNumPcs(s.num_pcs);
+    if (s.value_profile != nullptr) {
+      hello.setValueProfileFirst(s.value_profile_first);
+      hello.setValueProfileCounters(engine::ValueProfile::kCounters);
+    }
     if (!Send(message)) return 0;
     if (s.num_counters > global_capacity_) Fatal("more counters than the coverage map holds");
   }
