@@ -73,6 +73,21 @@ void FlagParser::Add(const std::string& name, bool* v, const std::string& help) 
                     }});
 }
 
+void FlagParser::Add(const std::string& name, node::Setting* v, const std::string& help) {
+  flags_.push_back({name, help, node::SettingName(*v), true, [name, v](const std::string& s) {
+                      if (s == "" || s == "1" || s == "true") {
+                        *v = node::Setting::kOn;
+                      } else if (s == "0" || s == "false") {
+                        *v = node::Setting::kOff;
+                      } else if (s == "auto") {
+                        *v = node::Setting::kAuto;
+                      } else {
+                        return Status::Error("--" + Dashed(name) + " expects true, false or auto, got '" + s + "'");
+                      }
+                      return Status::Ok();
+                    }});
+}
+
 const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
   std::string key = Underscored(name);
   for (const auto& f : flags_) {
@@ -158,6 +173,7 @@ std::string FlagParser::Usage() const {
     out += left + " " + f.help;
     if (!f.is_bool && !f.default_value.empty()) out += " [" + f.default_value + "]";
     if (f.is_bool && f.default_value == "true") out += " [on; --" + Dashed(f.name) + "=false: off]";
+    if (f.is_bool && f.default_value == "auto") out += " [auto]";
     out += "\n";
   }
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/status.h"
+#include "node/fuzz_options.h"
 
 namespace pollen::cli {
 
@@ -22,6 +23,8 @@ class FlagParser {
   void Add(const std::string& name, uint64_t* v, const std::string& help);
   void Add(const std::string& name, std::string* v, const std::string& help);
   void Add(const std::string& name, bool* v, const std::string& help);
+  // true/false as for a bool (bare: true), or auto.
+  void Add(const std::string& name, node::Setting* v, const std::string& help);
 
   // Lets every flag also come from the environment, as POLLEN_ and its name in capitals
   // (POLLEN_NODE_ID for --node-id): for services configured by Kubernetes. A flag given on

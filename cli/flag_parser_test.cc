@@ -123,6 +123,33 @@ TEST_F(FlagParserTest, AnEmptyEnvironmentVariableIsUnset) {
   EXPECT_EQ(flags_.max_len, 4096u);
 }
 
+// A three-way setting: true and false as a bool's (bare: true), or auto; anything else is an
+// error naming the flag and the choices.
+TEST(FlagParserSettingTest, TrueFalseAutoAndBare) {
+  node::Setting vp = node::Setting::kAuto;
+  FlagParser parser("fuzz");
+  parser.Add("use_value_profile", &vp, "comparisons");
+  auto parse = [&](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    std::vector<std::string> positional;
+    bool help = false;
+    return parser.Parse(static_cast<int>(argv.size()), argv.data(), &positional, &help);
+  };
+  EXPECT_THAT(parser.Usage(), HasSubstr("[auto]"));
+  ASSERT_TRUE(parse({"--use-value-profile", "corpus"}).ok());
+  EXPECT_EQ(vp, node::Setting::kOn);
+  ASSERT_TRUE(parse({"-use_value_profile=0"}).ok());
+  EXPECT_EQ(vp, node::Setting::kOff);
+  ASSERT_TRUE(parse({"--use-value-profile=auto"}).ok());
+  EXPECT_EQ(vp, node::Setting::kAuto);
+  ASSERT_TRUE(parse({"--use-value-profile=true"}).ok());
+  EXPECT_EQ(vp, node::Setting::kOn);
+  Status bad = parse({"--use-value-profile=sometimes"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.message(), HasSubstr("--use-value-profile expects true, false or auto, got 'sometimes'"));
+}
+
 TEST(FlagEnvironmentNameTest, CapitalsWithPrefix) {
   EXPECT_EQ(FlagEnvironmentName("node_id"), "POLLEN_NODE_ID");
   EXPECT_EQ(FlagEnvironmentName("http"), "POLLEN_HTTP");

@@ -69,7 +69,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   launch.max_len = options.max_len;
   launch.timeout_s = options.timeout;
   launch.rss_limit_mb = options.rss_limit_mb;
-  launch.use_value_profile = options.use_value_profile;
+  launch.use_value_profile = options.use_value_profile != node::Setting::kOff;
   launch.dictionary = std::move(dict).value();
   node::WorkerLauncher launcher(launch, coverage.value().get());
 

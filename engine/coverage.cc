@@ -37,10 +37,13 @@ size_t CoverageMap::Add(const Feature* f, size_t n) {
     uint8_t bit = static_cast<uint8_t>(1u << FeatureBucket(f[i]));
     uint8_t old = seen_[c];
     if ((old & bit) != 0) continue;
-    if (old == 0) edges_++;
     seen_[c] = static_cast<uint8_t>(old | bit);
     added++;
-    if (c >= ladder_first_ && c < ladder_end_) MarkLevelsBelow(c);
+    if (c >= ladder_first_ && c < ladder_end_) {
+      MarkLevelsBelow(c);
+    } else if (old == 0) {
+      edges_++;
+    }
   }
   features_ += added;
   return added;
@@ -59,7 +62,6 @@ void CoverageMap::MarkLevelsBelow(uint32_t counter) {
   for (uint32_t c = counter; c > site_first;) {
     c--;
     if ((seen_[c] & 1) != 0) break;  // marked before, and so is everything below it
-    if (seen_[c] == 0) edges_++;
     seen_[c] = static_cast<uint8_t>(seen_[c] | 1);
     features_++;
   }
@@ -70,7 +72,7 @@ void CoverageMap::Recount() {
   size_t features = 0;
   for (size_t i = 0; i < size_; i++) {
     uint8_t b = seen_[i];
-    edges += b != 0;
+    if (i < ladder_first_ || i >= ladder_end_) edges += b != 0;
     features += static_cast<size_t>(std::popcount(b));
   }
   edges_ = edges;

@@ -166,7 +166,8 @@ class CoverageMap {
   // Adds f[0, n); ignores features whose counter >= size(). Returns how many were new.
   size_t Add(const Feature* f, size_t n);
 
-  // Number of counters with at least one bucket seen.
+  // Number of counters with at least one bucket seen, ladders (SetLadders) left out: the
+  // program's edges.
   size_t edges() const { return edges_; }
 
   // Number of features (bits) in the map.
@@ -178,8 +179,8 @@ class CoverageMap {
   // Counters [first, first + sites * levels) are value-profile ladders (value_profile.h),
   // `levels` counters per site: from now on, adding a site's level l also marks the levels
   // below it (bucket 0), so a level is in the map once it or a higher one was reached, and
-  // only a closer input's level is new. The implied levels count in edges() and features(),
-  // not in Add's return value.
+  // only a closer input's level is new. The implied levels count in features(), not in Add's
+  // return value; no ladder counts in edges().
   void SetLadders(uint32_t first, uint32_t sites, uint32_t levels);
 
  private:

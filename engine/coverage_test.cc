@@ -170,7 +170,7 @@ TEST(CoverageMapTest, LadderLevelsBelowAnAddedOneAreNotNew) {
   Feature level2 = MakeFeature(4 + 2, 0);
   EXPECT_EQ(map.Add(&level2, 1), 1u);
   EXPECT_EQ(map.features(), 3u);  // levels 0 and 1 implied
-  EXPECT_EQ(map.edges(), 3u);
+  EXPECT_EQ(map.edges(), 0u);     // ladders are not the program's edges
   Feature lower[] = {MakeFeature(4, 0), MakeFeature(5, 0)};
   EXPECT_EQ(map.CountNew(lower, 2), 0u);
   Feature higher = MakeFeature(4 + 3, 0);
@@ -181,6 +181,10 @@ TEST(CoverageMapTest, LadderLevelsBelowAnAddedOneAreNotNew) {
   Feature plain = MakeFeature(13, 0);
   EXPECT_EQ(map.Add(&plain, 1), 1u);
   EXPECT_FALSE(map.Contains(MakeFeature(12, 0)));
+  EXPECT_EQ(map.features(), 4u);
+  EXPECT_EQ(map.edges(), 1u);
+  map.Recount();
+  EXPECT_EQ(map.edges(), 1u);
   EXPECT_EQ(map.features(), 4u);
 }
 

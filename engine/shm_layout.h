@@ -35,8 +35,8 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  // 4: mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
-  static constexpr uint32_t kVersion = 4;
+  // 5: value_profile; 4: mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 5;
 
   uint64_t magic;
   uint32_t version;
@@ -61,6 +61,11 @@ struct WorkerShmHeader {
   int32_t exit_code;
   uint32_t feature_count;  // valid entries in the feature area (results and requests)
   uint32_t mutation_len;   // the longest mutant of a fuzz request (engine::MutationLimit); 0: max
+  // 1: the comparison hooks climb the value profile's ladders in the requests that follow
+  // (when the worker registered them: POLLEN_VALUE_PROFILE); 0: they do not. Written by the
+  // coordinator before a request.
+  uint32_t value_profile;
+  uint32_t reserved;  // keeps what follows 8-byte aligned
 
   CmpTable cmp_snapshot;   // operands the current chain's mutations read
   LengthFields length_fields;  // of the entry, read by the chain's mutations too

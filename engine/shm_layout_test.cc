@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 4, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 5, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -41,18 +41,19 @@ static_assert(offsetof(WorkerShmHeader, exit_in_target) == 80);
 static_assert(offsetof(WorkerShmHeader, exit_code) == 84);
 static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
 static_assert(offsetof(WorkerShmHeader, mutation_len) == 92);
-static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 96);
+static_assert(offsetof(WorkerShmHeader, value_profile) == 96);
+static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 104);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
 static_assert(sizeof(CmpTable) == 64 * 24 + 32 * 67 + 2 * 4);
-static_assert(offsetof(WorkerShmHeader, length_fields) == 96 + sizeof(CmpTable));
+static_assert(offsetof(WorkerShmHeader, length_fields) == 104 + sizeof(CmpTable));
 // So are the length fields (16 fields of 12 bytes and a count) and the learned words
 // (64 words of 40 bytes, a count and a reserved word).
 static_assert(sizeof(LengthFields) == 16 * 12 + 4);
 static_assert(sizeof(LearnedWords) == 64 * 40 + 8);
-static_assert(offsetof(WorkerShmHeader, learned) == 96 + sizeof(CmpTable) + sizeof(LengthFields));
+static_assert(offsetof(WorkerShmHeader, learned) == 104 + sizeof(CmpTable) + sizeof(LengthFields));
 // (padded to the alignment of its 8-byte fields)
 static_assert(sizeof(WorkerShmHeader) ==
-              (96 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords) + 7) / 8 * 8);
+              (104 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords) + 7) / 8 * 8);
 
 // The global coverage map's header, read by every worker.
 static_assert(offsetof(GlobalCoverageHeader, magic) == 0);
@@ -156,6 +157,7 @@ TEST(ShmLayoutTest, HeaderFieldsLandWhereTheOtherSideReadsThem) {
   h->chain_rng_state = 0xa1a2a3a4a5a6a7a8ULL;
   h->chain_length = 0x55667788;
   h->raw_size = 0x99aabbcc;
+  h->value_profile = 0x13572468;
   h->cmp_snapshot.ints[0].a = 0xdeadbeefcafef00dULL;
   auto at = [&](size_t offset, size_t size) {
     uint64_t v = 0;
@@ -169,7 +171,8 @@ TEST(ShmLayoutTest, HeaderFieldsLandWhereTheOtherSideReadsThem) {
   EXPECT_EQ(at(48, 8), 0xa1a2a3a4a5a6a7a8ULL);
   EXPECT_EQ(at(64, 4), 0x55667788u);
   EXPECT_EQ(at(72, 4), 0x99aabbccu);
-  EXPECT_EQ(at(96, 8), 0xdeadbeefcafef00dULL);
+  EXPECT_EQ(at(96, 4), 0x13572468u);
+  EXPECT_EQ(at(104, 8), 0xdeadbeefcafef00dULL);
 }
 
 }  // namespace

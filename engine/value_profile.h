@@ -50,20 +50,20 @@ class ValueProfile {
     return width == 0 ? static_cast<uint32_t>(kLevels - 1) : static_cast<uint32_t>(kLevels) - width;
   }
 
+  // Code addresses are taken relative to `base` (the executable's load address): each worker
+  // is a process of its own, placed elsewhere by ASLR, and a comparison must be the same
+  // site in all of them (and in a worker restarted after a crash).
+  void SetPcBase(uintptr_t base) { pc_base_ = base; }
+
   // An integer comparison at `pc` climbs two ladders, each a site of its own.
   void NoteInt(uintptr_t pc, uint64_t a, uint64_t b, uint32_t size) {
-    Note(pc * 2, BitsLevel(a, b));
-    Note(pc * 2 + 1, DistanceLevel(a, b, size));
+    uintptr_t at = pc - pc_base_;
+    NoteSite(at * 2, BitsLevel(a, b));
+    NoteSite(at * 2 + 1, DistanceLevel(a, b, size));
   }
 
   // Records that the comparison at `pc` reached `level` (capped at 63) in this run.
-  void Note(uintptr_t pc, uint32_t level) {
-    size_t site = static_cast<size_t>((pc * 0x9E3779B97F4A7C15ULL) >> 54);  // 10 bits
-    uint8_t rung = static_cast<uint8_t>((level >= kLevels ? kLevels - 1 : level) + 1);
-    if (rung <= best_[site]) return;
-    best_[site] = rung;
-    touched_[site / 64] |= uint64_t{1} << (site % 64);
-  }
+  void Note(uintptr_t pc, uint32_t level) { NoteSite(pc - pc_base_, level); }
 
   // Appends the run's features in ascending counter order, one per site reached: the
   // site's best level, with counter numbers from `base` (bucket 0), stored at
@@ -78,6 +78,15 @@ class ValueProfile {
   void Reset();
 
  private:
+  void NoteSite(uintptr_t key, uint32_t level) {
+    size_t site = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 54);  // 10 bits
+    uint8_t rung = static_cast<uint8_t>((level >= kLevels ? kLevels - 1 : level) + 1);
+    if (rung <= best_[site]) return;
+    best_[site] = rung;
+    touched_[site / 64] |= uint64_t{1} << (site % 64);
+  }
+
+  uintptr_t pc_base_ = 0;
   uint8_t best_[kSites] = {};  // level + 1 per site; 0: not reached in this run
   uint64_t touched_[kSites / 64] = {};
 };

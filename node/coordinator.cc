@@ -99,7 +99,9 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       coverage_(launcher->coverage()),
       rng_(engine::Rng::FromSeed(options.seed)),
       replay_mutator_(launcher->options().max_len),
-      length_(options.len_control, launcher->options().max_len) {}
+      length_(options.len_control, launcher->options().max_len),
+      value_profile_(launcher->options().use_value_profile ? options.use_value_profile
+                                                           : Setting::kOff) {}
 
 Coordinator::~Coordinator() = default;
 
@@ -206,6 +208,13 @@ void Coordinator::Dispatch(Slot& slot) {
     }
     slot.state = Slot::State::kFuzz;
   }
+  // Inputs run as they are (the stored corpus, peers' finds) always with the profile unless
+  // it is off: the levels they reached are known before fuzzing, and what a peer's profile
+  // found counts here too.
+  bool profile = slot.state == Slot::State::kExecute
+                     ? options_.use_value_profile != Setting::kOff
+                     : value_profile_.Active(engine::MonotonicMs(), coverage_->edges());
+  h->value_profile = profile ? 1 : 0;
   slot.last_runs = 0;
   slot.last_progress_ms = engine::MonotonicMs();
   slot.request_start_us = engine::MonotonicUs();
@@ -643,10 +652,11 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   }
   spdlog::info("baseline {} ms; fuzz units: {} runs in {} ms; minimizing {} new inputs: {} runs in {} ms; "
                "{} new inputs kept unminimized (over the budget); {} entries reduced; "
-               "input-to-state stages: {} runs, {} finds; {} worker restarts for drift",
+               "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
+               "value profile on for {} s ({} times turned on)",
                baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,
                minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
-               drift_restarts_);
+               drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on());
   summary_.seconds = static_cast<double>(engine::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

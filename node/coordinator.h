@@ -30,6 +30,7 @@
 #include "node/global_coverage.h"
 #include "node/length_control.h"
 #include "node/live_corpus.h"
+#include "node/value_profile_switch.h"
 #include "node/worker_launcher.h"
 #include "storage/corpus_store.h"
 
@@ -129,6 +130,7 @@ class Coordinator : public CorpusFeed {
   engine::Rng rng_;
   engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
   LengthControl length_;            // how long mutants may grow
+  ValueProfileSwitch value_profile_;  // whether the next request climbs the ladders
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 

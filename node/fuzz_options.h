@@ -7,10 +7,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace pollen::node {
+
+// A flag that is on, off, or left to Pollen to switch as the run goes (--flag=auto).
+enum class Setting : uint8_t { kOff, kOn, kAuto };
+
+inline const char* SettingName(Setting s) {
+  return s == Setting::kOn ? "true" : s == Setting::kOff ? "false" : "auto";
+}
+inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << SettingName(s); }
 
 // X(type, name, default, help)
 #define POLLEN_FUZZ_FLAGS(X)                                                                    \
@@ -28,8 +37,9 @@ namespace pollen::node {
   X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")                \
   X(uint32_t, status_every, 3, "seconds between status lines")                                  \
   X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")               \
-  X(bool, use_value_profile, false,                                                             \
-    "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile)")          \
+  X(Setting, use_value_profile, Setting::kAuto,                                                 \
+    "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile): true, "  \
+    "false, or auto: on only while no new edge has been found for 5 s")                         \
   X(uint32_t, len_control, 0,                                                                   \
     "grow the longest mutant by log2(limit) after len_control x log2(limit) executions "        \
     "without a new input, from the largest corpus entry up to max_len; 0 = off; libFuzzer's "   \

@@ -98,7 +98,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
   } catch (const kj::Exception& e) {
     return Status::Error("target " + options_.target + " sent a malformed hello");
   }
-  if (hello_.num_counters == 0) {
+  if (hello_.num_counters <= hello_.value_profile_counters) {  // the profile's are not code's
     return Status::Error("target " + options_.target +
                          " has no coverage counters: compile the harness (and the code under test) "
                          "with -fsanitize=fuzzer-no-link");

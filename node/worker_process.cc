@@ -52,6 +52,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
   h->version = engine::WorkerShmHeader::kVersion;
   h->max_input = options.max_input;
   h->max_features = options.max_features;
+  h->value_profile = options.value_profile ? 1 : 0;  // the coordinator may switch it per request
 
   int to_worker[2], from_worker[2], err[2];
   if (pipe2(to_worker, O_CLOEXEC) != 0 || pipe2(from_worker, O_CLOEXEC) != 0 ||

@@ -75,6 +75,7 @@ TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
   CommandResult plain = RunCommand([&] {
     auto a = argv;
     a.push_back("--workdir=" + MakeTempDir());
+    a.push_back("--use-value-profile=false");
     return a;
   }(), 600);
   CommandResult profiled = RunCommand([&] {
@@ -88,6 +89,22 @@ TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
   uint64_t without = FeaturesOf(plain.output), with = FeaturesOf(profiled.output);
   ASSERT_GT(without, 0u) << plain.output;
   EXPECT_GT(with, without) << profiled.output;
+}
+
+// By default (--use-value-profile=auto) the profile is off until no new edge has come for
+// 5 s (node/value_profile_switch.h): puzzle_total's running total stops plain coverage at its
+// gate, the profile turns on, and its distance ladder leads to the bug. The bound leaves room
+// for the seconds before the switch.
+TEST(ValueProfileTest, AutoTurnsOnWhenEdgesStopAndSolvesARunningTotal) {
+  std::string dir = MakeTempDir();
+  CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=7",
+                                   "--runs=40000000", "--workdir=" + dir, "--minimize-time=5"},
+                                  600);
+  ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
+  EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
+  EXPECT_EQ(ArtifactInputs(dir + "/crashes", "crash").size(), 1u) << fuzz.output;
+  EXPECT_THAT(fuzz.output, ::testing::ContainsRegex("value profile on for [0-9]+ s \\([1-9][0-9]* times turned on\\)"))
+      << fuzz.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,

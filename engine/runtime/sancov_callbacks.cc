@@ -8,6 +8,7 @@
 #include "engine/runtime/sancov_state.h"
 
 extern "C" void __sanitizer_cov_8bit_counters_init(uint8_t* start, uint8_t* stop);
+extern "C" char __executable_start;  // the executable's load address (the linker defines it)
 
 namespace pollen::runtime {
 
@@ -22,7 +23,7 @@ void ClearAllCounters() {
   for (size_t i = 0; i < s.num_modules; i++) {
     std::memset(s.modules[i].start, 0, static_cast<size_t>(s.modules[i].stop - s.modules[i].start));
   }
-  if (s.value_profile != nullptr) s.value_profile->Reset();
+  if (s.registered_profile != nullptr) s.registered_profile->Reset();
 }
 
 void EnableValueProfile() {
@@ -30,11 +31,23 @@ void EnableValueProfile() {
   alignas(64) static uint8_t counters[engine::ValueProfile::kCounters];
   static engine::ValueProfile profile;
   SancovState& s = GetSancovState();
-  if (s.value_profile != nullptr) return;
+  if (s.registered_profile != nullptr) return;
   s.value_profile_first = static_cast<uint32_t>(s.num_counters);
   __sanitizer_cov_8bit_counters_init(counters, counters + engine::ValueProfile::kCounters);
+  profile.SetPcBase(reinterpret_cast<uintptr_t>(&__executable_start));
+  s.registered_profile = &profile;
   s.value_profile = &profile;
   s.value_profile_counters = counters;
+}
+
+void SetValueProfileActive(bool active) {
+  SancovState& s = GetSancovState();
+  if (active) {
+    s.value_profile = s.registered_profile;
+  } else if (s.value_profile != nullptr) {
+    s.value_profile->Reset();
+    s.value_profile = nullptr;
+  }
 }
 
 }  // namespace pollen::runtime

@@ -44,16 +44,23 @@ struct SancovState {
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;
-  // Value profile (libFuzzer's -use_value_profile, closer only: engine/value_profile.h),
-  // null when off. Its counter indices are one more counter module, registered at
-  // value_profile_counters, which the hooks never write.
+  // Value profile (libFuzzer's -use_value_profile, closer only: engine/value_profile.h):
+  // what the hooks climb, null while off (SetValueProfileActive). Its counter indices are one
+  // more counter module, registered at value_profile_counters, which the hooks never write;
+  // registered_profile is set once they are, for the whole process.
   engine::ValueProfile* value_profile = nullptr;
+  engine::ValueProfile* registered_profile = nullptr;
   const uint8_t* value_profile_counters = nullptr;
   uint32_t value_profile_first = 0;  // the module's base: its first counter's number
 };
 
-// Registers the value-profile counters (once, before the worker's hello).
+// Registers the value-profile counters (once, before the worker's hello) and turns the
+// profile on.
 void EnableValueProfile();
+
+// Turns the registered profile on or off for the runs that follow (no-op when none is
+// registered); turning it off forgets the current run's levels.
+void SetValueProfileActive(bool active);
 
 SancovState& GetSancovState();
 

@@ -94,8 +94,10 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
   for (size_t m = 0; m < s.num_modules; m++) {
     const CounterModule& mod = s.modules[m];
     if (mod.start == s.value_profile_counters) {
-      s.value_profile->Collect(mod.base, global_map_, features_.data(), features_.size(), &written,
-                               &any_new);
+      if (s.value_profile != nullptr) {
+        s.value_profile->Collect(mod.base, global_map_, features_.data(), features_.size(),
+                                 &written, &any_new);
+      }
       continue;
     }
     size_t count = 0;
@@ -428,7 +430,7 @@ int Worker::Serve() {
     hello.setNumCounters(s.num_counters);
     hello.setNumModules(static_cast<uint32_t>(s.num_modules));
     hello.setNumPcs(s.num_pcs);
-    if (s.value_profile != nullptr) {
+    if (s.registered_profile != nullptr) {
       hello.setValueProfileFirst(s.value_profile_first);
       hello.setValueProfileCounters(engine::ValueProfile::kCounters);
     }
@@ -443,6 +445,7 @@ int Worker::Serve() {
       capnp::FlatArrayMessageReader reader(engine::AsWords(words),
                                            engine::FrameReaderOptions());
       auto msg = reader.getRoot<schema::ToWorker>();
+      SetValueProfileActive(shm_.header()->value_profile != 0);
       switch (msg.which()) {
         case schema::ToWorker::CONFIGURE:
           HandleConfigure(msg.getConfigure());
