@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,9 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
+    // Its own process group, so the test's timeout can kill it whole; and stopped when the
+    // test process dies first (ctest's timeout), not left fuzzing on the machine.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(out[1], 1);
     dup2(out[1], 2);
     int devnull = open("/dev/null", O_RDONLY);
