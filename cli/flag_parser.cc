@@ -18,6 +18,18 @@ std::string Underscored(std::string name) {
   return name;
 }
 
+// A boolean flag's value: empty (a bare --flag), 1 or true; 0 or false. Whether it was one.
+bool ParseTrueFalse(const std::string& s, bool* v) {
+  if (s == "" || s == "1" || s == "true") {
+    *v = true;
+  } else if (s == "0" || s == "false") {
+    *v = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max, uint64_t* out) {
@@ -62,11 +74,7 @@ void FlagParser::Add(const std::string& name, std::string* v, const std::string&
 
 void FlagParser::Add(const std::string& name, bool* v, const std::string& help) {
   flags_.push_back({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
-                      if (s == "" || s == "1" || s == "true") {
-                        *v = true;
-                      } else if (s == "0" || s == "false") {
-                        *v = false;
-                      } else {
+                      if (!ParseTrueFalse(s, v)) {
                         return Status::Error("--" + Dashed(name) + " expects true or false, got '" + s + "'");
                       }
                       return Status::Ok();
@@ -75,10 +83,9 @@ void FlagParser::Add(const std::string& name, bool* v, const std::string& help) 
 
 void FlagParser::Add(const std::string& name, node::Setting* v, const std::string& help) {
   flags_.push_back({name, help, node::SettingName(*v), true, [name, v](const std::string& s) {
-                      if (s == "" || s == "1" || s == "true") {
-                        *v = node::Setting::kOn;
-                      } else if (s == "0" || s == "false") {
-                        *v = node::Setting::kOff;
+                      bool on = false;
+                      if (ParseTrueFalse(s, &on)) {
+                        *v = on ? node::Setting::kOn : node::Setting::kOff;
                       } else if (s == "auto") {
                         *v = node::Setting::kAuto;
                       } else {

@@ -211,12 +211,13 @@ void Coordinator::Dispatch(Slot& slot) {
   // Inputs run as they are (the stored corpus, peers' finds) always with the profile unless
   // it is off: the levels they reached are known before fuzzing, and what a peer's profile
   // found counts here too.
+  uint64_t now_ms = engine::MonotonicMs();
   bool profile = slot.state == Slot::State::kExecute
-                     ? options_.use_value_profile != Setting::kOff
-                     : value_profile_.Active(engine::MonotonicMs(), coverage_->edges());
+                     ? value_profile_.setting() != Setting::kOff
+                     : value_profile_.Active(now_ms, coverage_->edges());
   h->value_profile = profile ? 1 : 0;
   slot.last_runs = 0;
-  slot.last_progress_ms = engine::MonotonicMs();
+  slot.last_progress_ms = now_ms;
   slot.request_start_us = engine::MonotonicUs();
   if (!slot.proc->Send(message).ok()) {
     // The worker is gone; its death shows on the control pipe.

@@ -29,6 +29,9 @@ class ValueProfileSwitch {
   // edge count now. Call it for every request, with a clock that never goes back.
   bool Active(uint64_t now_ms, size_t edges);
 
+  // The setting it was made with: kOff when the workers have no ladders at all.
+  Setting setting() const { return setting_; }
+
   // How long the profile was on, up to the last call, and how often it was turned on.
   uint64_t active_ms() const { return active_ms_; }
   uint64_t times_on() const { return times_on_; }
