@@ -7,7 +7,8 @@
 #
 # Usage: bench/real/ab_pollen.sh NAME A_BINARY B_BINARY [--time=S] [--rounds=N] [--cpus=C0,C1]
 #   (default 60 s, 2 rounds = 4 runs of each, CPUs 0,1)
-# Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
+# Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_BUILD_DIR, BENCH_REAL_DIR,
+#   POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g. "--speed-weight=false").
 # The machine should be otherwise idle: the two runs share it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +39,7 @@ for f in "$bin_a" "$bin_b" "$d/libfuzzer" "$cli"; do
   [ -x "$f" ] || { echo "ERROR: $f missing or not executable" >&2; exit 1; }
 done
 dict_args=() lf_dict=()
+read -r -a extra_flags <<<"${POLLEN_FUZZ_FLAGS:-}"
 [ -f "$d/dict" ] && { dict_args=("--dict=$d/dict"); lf_dict=("-dict=$d/dict"); }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab_pollen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -47,7 +49,7 @@ run_pollen() {
   local w=$tmp/$1.$RANDOM log
   log=$w.log
   taskset -c "$3" "$cli" fuzz "$2" "$d/seeds" --workers=1 --time="$T" "${dict_args[@]}" \
-    --keep-going --workdir="$w" >"$log" 2>&1 || true
+    --keep-going --workdir="$w" "${extra_flags[@]}" >"$log" 2>&1 || true
   local ex ed
   ex=$(sed -n 's/.*executions: *[0-9]* in [0-9.]* s (\([0-9]*\) exec\/s).*/\1/p' "$log")
   ed=$(sed -n 's/.*coverage: *\([0-9]*\) edges.*/\1/p' "$log" | tail -1)

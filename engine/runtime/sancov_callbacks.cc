@@ -12,11 +12,15 @@ extern "C" char __executable_start;  // the executable's load address (the linke
 
 namespace pollen::runtime {
 
-SancovState& GetSancovState() {
-  // Constant-initialised (no constructor runs), so modules may register before main().
-  static SancovState state;
-  return state;
-}
+namespace {
+
+// Constant-initialised (no constructor runs), so modules may register before main(), and
+// the hooks read it with no guard variable to test first.
+constinit SancovState g_state{};
+
+}  // namespace
+
+SancovState& GetSancovState() { return g_state; }
 
 void ClearAllCounters() {
   SancovState& s = GetSancovState();
@@ -53,6 +57,7 @@ void SetValueProfileActive(bool active) {
 }  // namespace pollen::runtime
 
 using pollen::runtime::GetSancovState;
+using pollen::runtime::SancovState;
 
 #define POLLEN_NO_COVERAGE __attribute__((no_sanitize("coverage"), visibility("default")))
 
@@ -62,25 +67,37 @@ using pollen::runtime::GetSancovState;
 
 namespace {
 
-// What every integer comparison hook does: the operands go to the cmp table; those of
-// non-constant comparisons of 2 bytes or more to the site log when the worker asks (gates:
-// a checksum is never compared with a constant); how close they came to the value profile
-// when it is on.
+// What an integer comparison hook does besides the table write, when the worker asked for
+// it: every pair to the stage's log, every comparison in order to the colorizing run's
+// sequence, those of non-constant comparisons of 2 bytes or more to the site log (gates: a
+// checksum is never compared with a constant), and how close they came to the value profile.
+// Out of line, so that the common path needs no stack frame: with it inline, every hook
+// saved and restored seven registers, on a path that half of re2's run time goes through.
 template <uint8_t kSize, bool kConst>
-__attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
-  auto& s = GetSancovState();
-  s.cmp.AddInt(a, b, kSize);
+__attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, uint64_t b) {
+  SancovState& s = GetSancovState();
   if (s.cmp_log != nullptr) s.cmp_log->AddInt(a, b, kSize);
   if (s.cmp_seq != nullptr) s.cmp_seq->Add(pc, a, b, kSize);
   if constexpr (!kConst && kSize >= 2) {
     if (s.sites.mode != 0) s.sites.Record(pc, a, b, kSize);
   }
-  // Not one-byte comparisons: a parser's character tests are most of them (half of re2's
-  // run time is in these hooks), a byte is either equal or not, and input-to-state writes
-  // any byte the target wanted in one step.
+  // Not one-byte comparisons: a parser's character tests are most of them, a byte is
+  // either equal or not, and input-to-state writes any byte the target wanted in one step.
   if constexpr (kSize >= 2) {
     if (s.value_profile != nullptr) s.value_profile->NoteInt(pc, a, b, kSize);
   }
+}
+
+// What every integer comparison hook does: the operands go to the cmp table, and the rest
+// (TraceCmpExtras) only when one of its consumers is on.
+template <uint8_t kSize, bool kConst>
+__attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
+  SancovState& s = GetSancovState();
+  s.cmp.AddInt(a, b, kSize);
+  bool extras = (s.cmp_log != nullptr) | (s.cmp_seq != nullptr);
+  if constexpr (!kConst && kSize >= 2) extras |= s.sites.mode != 0;
+  if constexpr (kSize >= 2) extras |= s.value_profile != nullptr;
+  if (__builtin_expect(extras, 0)) TraceCmpExtras<kSize, kConst>(pc, a, b);
 }
 
 }  // namespace
