@@ -40,10 +40,27 @@ void Scheduler::Replace(size_t idx, std::vector<Feature> features) {
   weights_dirty_ = true;
 }
 
-void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new) {
+double Scheduler::SpeedFactor(double run_us, double mean_us) {
+  if (!(run_us > 0) || !(mean_us > 0)) return 1.0;
+  const double r = run_us / mean_us;
+  if (r > 10) return 0.1;
+  if (r > 4) return 0.25;
+  if (r > 2) return 0.5;
+  if (r > 4.0 / 3) return 0.75;
+  if (r < 0.25) return 3.0;
+  if (r < 1.0 / 3) return 2.0;
+  if (r < 0.5) return 1.5;
+  return 1.0;
+}
+
+void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new, uint64_t elapsed_us) {
   POLLEN_CHECK(idx < entries_.size());
   Entry& e = entries_[idx];
   e.runs += runs;
+  if (elapsed_us > 0) {
+    e.timed_runs += runs;
+    e.timed_us += elapsed_us;
+  }
   if (found_new) {
     e.runs_since_new = 0;
     weights_dirty_ = true;
@@ -68,12 +85,27 @@ void Scheduler::Rebuild() {
     }
     rarity_dirty_ = false;
   }
+  // The mean time of a run, over the entries timed enough to count.
+  double mean_us = 0;
+  if (speed_weight_) {
+    uint64_t runs = 0, us = 0;
+    for (const Entry& e : entries_) {
+      if (e.timed_runs < kSpeedMinRuns) continue;
+      runs += e.timed_runs;
+      us += e.timed_us;
+    }
+    if (runs > 0) mean_us = static_cast<double>(us) / static_cast<double>(runs);
+  }
   cumulative_.resize(entries_.size());
   double sum_raw = 0;
   for (size_t i = 0; i < entries_.size(); i++) {
     const Entry& e = entries_[i];
     double decay = 1.0 + static_cast<double>(e.runs_since_new) / kDecayRuns;
-    cumulative_[i] = e.rarity / decay;  // raw weight for now
+    double speed = 1.0;
+    if (mean_us > 0 && e.timed_runs >= kSpeedMinRuns) {
+      speed = SpeedFactor(static_cast<double>(e.timed_us) / static_cast<double>(e.timed_runs), mean_us);
+    }
+    cumulative_[i] = e.rarity / decay * speed;  // raw weight for now
     sum_raw += cumulative_[i];
   }
   double floor = sum_raw > 0 ? kMinShare * sum_raw / static_cast<double>(entries_.size()) : 0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "engine/rng.h"
@@ -73,6 +74,57 @@ TEST(SchedulerTest, NoEntryStarves) {
   std::vector<int> counts = Histogram(s, 3, kDraws);
   EXPECT_GT(counts[0], 0);
   EXPECT_LT(counts[0], kDraws / 100);  // about 0.1%: present but small
+}
+
+TEST(SchedulerTest, SpeedFactorFollowsTheRunTimeAgainstTheMean) {
+  // {run time, factor} against a mean of 100; a time of 0 means nothing measured.
+  const std::vector<std::pair<double, double>> table = {
+      {100, 1.0}, {130, 1.0}, {140, 0.75}, {300, 0.5}, {500, 0.25}, {1100, 0.1},
+      {60, 1.0},  {40, 1.5},  {30, 2.0},   {20, 3.0},  {0, 1.0}};
+  for (auto [run_us, factor] : table) EXPECT_DOUBLE_EQ(Scheduler::SpeedFactor(run_us, 100), factor) << run_us;
+  EXPECT_DOUBLE_EQ(Scheduler::SpeedFactor(100, 0), 1.0);
+}
+
+// Two entries of equal rarity, one whose mutants run in 10 us, one in 200 us.
+Scheduler FastAndSlow(bool speed_weight) {
+  Scheduler s;
+  s.set_speed_weight(speed_weight);
+  s.Add({1});
+  s.Add({2});
+  s.RecordFuzzed(0, 1000, true, 1000 * 10);
+  s.RecordFuzzed(1, 1000, true, 1000 * 200);
+  return s;
+}
+
+TEST(SchedulerTest, FastEntriesAreChosenMoreOftenThanSlowOnes) {
+  Scheduler s = FastAndSlow(true);
+  // Mean 105 us: the fast entry is under a quarter of it (x3), the slow one under 2x (x0.75).
+  EXPECT_DOUBLE_EQ(s.Weight(0) / s.Weight(1), 3.0 / 0.75);
+  std::vector<int> counts = Histogram(s, 5, kDraws);
+  EXPECT_GT(counts[0], 3 * counts[1]);
+  EXPECT_GT(counts[1], kDraws / 10);
+}
+
+TEST(SchedulerTest, SpeedWeightOffIgnoresTheTimes) {
+  Scheduler s = FastAndSlow(false);
+  EXPECT_DOUBLE_EQ(s.Weight(0), s.Weight(1));
+  s.set_speed_weight(true);
+  EXPECT_GT(s.Weight(0), s.Weight(1));
+}
+
+TEST(SchedulerTest, SpeedCountsOnlyAfterEnoughTimedRuns) {
+  Scheduler s;
+  s.Add({1});
+  s.Add({2});
+  s.RecordFuzzed(0, Scheduler::kSpeedMinRuns - 1, true, 10);
+  s.RecordFuzzed(1, Scheduler::kSpeedMinRuns, true, 1000000);
+  // Entry 0 is not timed enough: the mean is entry 1's own, and both keep factor 1.
+  EXPECT_DOUBLE_EQ(s.Weight(0), s.Weight(1));
+  // Runs recorded without a time do not count as timed.
+  s.RecordFuzzed(0, 10 * Scheduler::kSpeedMinRuns, true, 0);
+  EXPECT_DOUBLE_EQ(s.Weight(0), s.Weight(1));
+  s.RecordFuzzed(0, 1, true, 1);
+  EXPECT_GT(s.Weight(0), s.Weight(1));
 }
 
 TEST(SchedulerTest, AllZeroWeightsFallBackToUniform) {

@@ -101,7 +101,9 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       replay_mutator_(launcher->options().max_len),
       length_(options.len_control, launcher->options().max_len),
       value_profile_(launcher->options().use_value_profile ? options.use_value_profile
-                                                           : Setting::kOff) {}
+                                                           : Setting::kOff) {
+  corpus_->set_speed_weight(options.speed_weight);
+}
 
 Coordinator::~Coordinator() = default;
 
@@ -299,8 +301,9 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         slot.state = Slot::State::kIdle;
         fuzz_runs_ += r.getRuns();
         fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
-        fuzz_us_ += engine::MonotonicUs() - slot.request_start_us;
-        if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound());
+        const uint64_t elapsed_us = engine::MonotonicUs() - slot.request_start_us;
+        fuzz_us_ += elapsed_us;
+        if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound(), elapsed_us);
         if (slot.stage) {
           stage_cursor_[slot.entry] = r.getStageDone() ? kStageDone : r.getStageNext();
           stage_runs_ += r.getStageRuns();

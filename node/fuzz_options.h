@@ -47,6 +47,9 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(bool, reduce_inputs, true,                                                                  \
     "replace a corpus entry by a shorter mutant with every feature no smaller entry has "       \
     "(libFuzzer's -reduce_inputs)")                                                             \
+  X(bool, speed_weight, true,                                                                   \
+    "choose corpus entries whose mutants run fast more often, slow ones less (AFL++'s "         \
+    "performance score; libFuzzer's -entropic_scale_per_exec_time)")                            \
   X(bool, i2s_stage, false,                                                                     \
     "before fuzzing an entry the first time, try every pair of operands its run compared at "   \
     "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "   \

@@ -64,7 +64,11 @@ class LiveCorpus {
 
   // The next entry to fuzz (rare features first), and what came of fuzzing it.
   size_t Choose(engine::Rng& rng) { return scheduler_.Choose(rng); }
-  void RecordFuzzed(size_t i, uint64_t runs, bool found) { scheduler_.RecordFuzzed(i, runs, found); }
+  void RecordFuzzed(size_t i, uint64_t runs, bool found, uint64_t elapsed_us) {
+    scheduler_.RecordFuzzed(i, runs, found, elapsed_us);
+  }
+  // Whether entries whose mutants run fast are chosen more often (engine/scheduler.h).
+  void set_speed_weight(bool on) { scheduler_.set_speed_weight(on); }
 
   Status Flush();
 

@@ -90,12 +90,19 @@ env "${env_vars[@]}" taskset -c "$cpu" "${cmd[@]}" </dev/null 2>&1 |
   >"$out/log" &
 fuzz_pid=$!
 
-take_snapshot() {  # take_snapshot SECONDS
+take_snapshot() {  # take_snapshot SECONDS: fails, leaving no snapshot, if the copy fails
   local s
   s=$out/snapshots/$(printf '%06d' "$1")
   rm -rf "$s.tmp" && mkdir -p "$s.tmp"
-  corpus_of "$s.tmp" || true
-  mv "$s.tmp" "$s"
+  # A copy can fail while the fuzzer stops (Pollen's store is being closed): an empty
+  # snapshot would be measured as a corpus of nothing, so none is kept, and the last one
+  # is taken again once the fuzzer has exited.
+  if corpus_of "$s.tmp"; then
+    mv "$s.tmp" "$s"
+  else
+    rm -rf "$s.tmp"
+    return 1
+  fi
 }
 # Snapshots at fixed offsets from the start (the benchmark's clock, not synchronisation).
 if [ "$mode" != speed ]; then
@@ -109,7 +116,7 @@ if [ "$mode" != speed ]; then
       timeout "$wait_s" tail --pid="$fuzz_pid" -s 0.1 -f /dev/null 2>/dev/null || true
       kill -0 "$fuzz_pid" 2>/dev/null || break
     fi
-    take_snapshot $((k * snap))
+    take_snapshot $((k * snap)) || echo "bench/real: snapshot at $((k * snap)) s failed (retried at the end if it is the last)" >&2
     k=$((k + 1))
   done
 fi
@@ -117,7 +124,8 @@ wait "$fuzz_pid" || true
 end=$(perl -MTime::HiRes=time -e 'printf "%.3f", time')
 elapsed=$(perl -e "printf '%.1f', $end - $start")
 final=$(perl -e "printf '%d', $end - $start + 0.5")
-[ -d "$out/snapshots/$(printf '%06d' "$final")" ] || take_snapshot "$final"
+[ -d "$out/snapshots/$(printf '%06d' "$final")" ] || take_snapshot "$final" ||
+  echo "bench/real: the last snapshot of $out failed" >&2
 
 # exec/s from the fuzzer's own statistics.
 execs="-" eps="-" first_crash="-"
