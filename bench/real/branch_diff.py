@@ -13,6 +13,7 @@ BENCH_REAL_DIR (as the other scripts).
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,7 @@ def last_snapshot(run):
 def covered_sides(cov, seeds, snapshot, tmp):
     """{function name: set of (file, line, col, side)} of the branch sides taken."""
     prof = tmp / "prof"
-    subprocess.run(["rm", "-rf", str(prof)], check=True)
+    shutil.rmtree(prof, ignore_errors=True)
     env = dict(os.environ, LLVM_PROFILE_FILE=str(prof / "cov-%p.profraw"))
     subprocess.run([str(cov), "-timeout=25", "-close_fd_mask=3", str(seeds), str(snapshot)],
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
