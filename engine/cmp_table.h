@@ -4,6 +4,11 @@
 // the start of every mutation chain, so the coordinator can replay the chain's mutations with
 // exactly the operands the worker used. Like libFuzzer's TORC it is a rolling window: a new
 // pair overwrites a slot chosen by its values, and nothing is ever cleared.
+//
+// One-byte comparisons with a constant (a parser's character tests: `t[0] == 'P'`) have a
+// section of their own, one slot per comparison site: a parser makes hundreds of them per
+// run, and in the value-hashed window the test that guards a rare construct was overwritten
+// by the later ones before a mutation could read it (re2's named groups, issue 20).
 #ifndef POLLEN_ENGINE_CMP_TABLE_H_
 #define POLLEN_ENGINE_CMP_TABLE_H_
 
@@ -17,6 +22,7 @@ struct CmpTable {
   static constexpr size_t kIntSlots = 64;
   static constexpr size_t kWordSlots = 32;
   static constexpr size_t kMaxWord = 32;  // longer memcmp/strcmp operands are truncated
+  static constexpr size_t kByteSlots = 256;  // one-byte comparisons with a constant, by site
 
   struct IntPair {
     uint64_t a;
@@ -31,13 +37,21 @@ struct CmpTable {
     uint8_t b_constant;  // 1: b is the program's own (a literal), a the input's
   };
 
+  struct BytePair {
+    uint8_t input;     // the byte the program read (from the input, most likely)
+    uint8_t constant;  // the value it was compared with
+    uint8_t used;      // 0 = empty slot
+  };
+
   IntPair ints[kIntSlots];
   WordPair words[kWordSlots];
+  BytePair bytes[kByteSlots];
   // Slots in use: lets a reader skip an empty table without looking through every slot.
   uint32_t used_ints;
   uint32_t used_words;
+  uint32_t used_bytes;
 
-  bool empty() const { return used_ints == 0 && used_words == 0; }
+  bool empty() const { return used_ints == 0 && used_words == 0 && used_bytes == 0; }
 
   // Hot path (called from every instrumented comparison): no branches beyond the equality
   // test, one slot write.
@@ -48,6 +62,19 @@ struct CmpTable {
     p.a = a;
     p.b = b;
     p.size = size;
+  }
+
+  // A one-byte comparison with a constant at `site` (the comparison's offset in the image,
+  // the same in every run): the site's slot keeps its last pair that differed. Hot path too.
+  void AddConstByte(uintptr_t site, uint8_t input, uint8_t constant) {
+    if (input == constant) return;
+    BytePair& p = bytes[(site ^ (site >> 8)) % kByteSlots];
+    if (p.used == 0) {
+      used_bytes++;
+      p.used = 1;
+    }
+    p.input = input;
+    p.constant = constant;
   }
 
   void AddWord(const void* a, const void* b, size_t n, bool b_constant = false) {

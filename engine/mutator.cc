@@ -312,20 +312,40 @@ struct Replacement {
   bool text = false;  // decimal text of an integer operand
 };
 
+// Input-to-state for a one-byte comparison with a constant (the table's per-site section):
+// the constant goes where the compared byte sits, searching from a random place, or, when
+// the byte is not in the input, at a random place. Needs table.used_bytes > 0.
+size_t ConstByteToState(Ctx& c, const CmpTable& table) {
+  size_t slot = c.rng.BelowSize(CmpTable::kByteSlots);
+  while (table.bytes[slot].used == 0) slot = (slot + 1) % CmpTable::kByteSlots;
+  const CmpTable::BytePair& p = table.bytes[slot];
+  size_t pos = c.size == 0 ? 0 : FindWrapping(c.data, c.size, &p.input, 1, c.rng.BelowSize(c.size));
+  if (pos == c.size) return PlaceBytes(c, &p.constant, 1, /*insert=*/c.rng.Bool());
+  c.data[pos] = p.constant;
+  return c.size;
+}
+
 // Input-to-state (RedQueen / libFuzzer's TORC): a program compared a value taken from the
 // input against another value, so write the other value where the first one sits.
 size_t InputToState(Ctx& c) {
   const CmpTable* table = c.src.cmp;
   if (table == nullptr || table->empty()) return kNoChange;
-  constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots;
+  // The one-byte section counts as a quarter of its slots: as many as the int window.
+  constexpr size_t kByteShare = CmpTable::kByteSlots / 4;
+  constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots + kByteShare;
+  constexpr size_t kFirstByte = CmpTable::kIntSlots + CmpTable::kWordSlots;
   size_t slot = c.rng.BelowSize(kSlots);
+  if (slot >= kFirstByte && table->used_bytes > 0) return ConstByteToState(c, *table);
+  if (slot >= kFirstByte) slot = c.rng.BelowSize(kFirstByte);  // no byte pairs: as before
   size_t tried = 0;
-  for (; tried < kSlots; tried++, slot = (slot + 1) % kSlots) {
+  for (; tried < kFirstByte; tried++, slot = (slot + 1) % kFirstByte) {
     bool used = slot < CmpTable::kIntSlots ? table->ints[slot].size != 0
                                            : table->words[slot - CmpTable::kIntSlots].size != 0;
     if (used) break;
   }
-  if (tried == kSlots) return kNoChange;
+  if (tried == kFirstByte) {
+    return table->used_bytes > 0 ? ConstByteToState(c, *table) : kNoChange;
+  }
 
   Replacement options[6];  // {a->b, b->a} x {little endian, big endian, decimal text}
   size_t count = 0;

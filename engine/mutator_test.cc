@@ -191,6 +191,38 @@ TEST(MutatorTest, InputToStateSolvesLittleEndianInt) {
   EXPECT_EQ(got, InputWith({0xef, 0xbe, 0xad, 0xde}));
 }
 
+TEST(MutatorTest, InputToStateWritesAOneByteConstantWhereTheComparedByteIs) {
+  // re2's `t[0] == 'P'` after "(?": the site's pair survives any number of wider
+  // comparisons, and the constant goes where the compared byte sits.
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddConstByte(0x4000a1, 'x', 'P');
+  for (uint64_t i = 0; i < 10000; i++) cmp.AddInt(i, i * 7 + 1, 4);
+  ASSERT_EQ(cmp.used_bytes, 1u);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  Bytes got = FirstResultContaining(InputWith({'(', '?', 'x'}), {'(', '?', 'P'}, sources, 11, 4000);
+  EXPECT_EQ(got, InputWith({'(', '?', 'P'}));
+}
+
+TEST(MutatorTest, OneByteConstantsKeepOneSlotPerSite) {
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddConstByte(0x4000a1, 'x', 'P');
+  cmp.AddConstByte(0x4000a1, 'y', 'P');  // the same site again: its slot, its last pair
+  cmp.AddConstByte(0x4000b7, 'y', '<');
+  cmp.AddConstByte(0x4000c3, '<', '<');  // equal: nothing to learn
+  EXPECT_EQ(cmp.used_bytes, 2u);
+  int with_p = 0;
+  for (const CmpTable::BytePair& p : cmp.bytes) {
+    if (p.used != 0 && p.constant == 'P') {
+      with_p++;
+      EXPECT_EQ(p.input, 'y');
+    }
+  }
+  EXPECT_EQ(with_p, 1);
+}
+
 TEST(MutatorTest, InputToStateSolvesBigEndianInt) {
   CmpTable cmp;
   cmp.Clear();

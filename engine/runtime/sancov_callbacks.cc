@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/runtime/operand_memory.h"
 #include "engine/runtime/sancov_state.h"
 
 extern "C" void __sanitizer_cov_8bit_counters_init(uint8_t* start, uint8_t* stop);
@@ -88,12 +89,20 @@ __attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, ui
   }
 }
 
-// What every integer comparison hook does: the operands go to the cmp table, and the rest
+// What every integer comparison hook does: the operands go to the cmp table (one-byte ones
+// with a constant to its per-site section), and the rest
 // (TraceCmpExtras) only when one of its consumers is on.
 template <uint8_t kSize, bool kConst>
 __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
   SancovState& s = GetSancovState();
-  s.cmp.AddInt(a, b, kSize);
+  // A const hook's first operand is the constant (SanitizerCoverage's contract). The site is
+  // the pc's offset in the image: the same in every run under ASLR, so a seed repeats a run.
+  if constexpr (kConst && kSize == 1) {
+    s.cmp.AddConstByte(pc - reinterpret_cast<uintptr_t>(&__executable_start),
+                       static_cast<uint8_t>(b), static_cast<uint8_t>(a));
+  } else {
+    s.cmp.AddInt(a, b, kSize);
+  }
   bool extras = (s.cmp_log != nullptr) | (s.cmp_seq != nullptr);
   if constexpr (!kConst && kSize >= 2) extras |= s.sites.mode != 0;
   if constexpr (kSize >= 2) extras |= s.value_profile != nullptr;
