@@ -15,6 +15,7 @@ With --docs, the report replaces what lies between the markers
 are appended if missing) and the plots are copied into --img-dir as bench-real-TARGET.svg.
 --section=NAME uses the markers "<!-- bench/real report NAME: begin -->" (and end) instead,
 for a run of some targets that must not replace the main report.
+A directory that run.sh --first-trial added trials to lists each continuation from its meta.
 Several results directories (runs of the same length, say one for the anchors and a later
 one for another Pollen build) are reported as one: each target's fuzzers from all of them
 (a fuzzer in two directories: the first one's), each directory's date and command listed,
@@ -41,8 +42,8 @@ def read_meta(results):
             key, _, value = line.rstrip("\n").partition(" ")
             if key == "target":
                 meta["target"].append(value.split())
-            elif key == "source":
-                meta.setdefault("source", []).append(value)
+            elif key in ("source", "continued"):
+                meta.setdefault(key, []).append(value)
             else:
                 meta[key] = value
     return meta
@@ -80,6 +81,16 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def spread(values):
+    """(lowest, highest) of two or more values; None for fewer (nothing to show)."""
+    values = [v for v in values if v is not None]
+    return (min(values), max(values)) if len(values) >= 2 else None
+
+
+def fmt_range(r):
+    return f" ({fmt(r[0])}–{fmt(r[1])})" if r else ""
+
+
 def fmt(value, digits=0):
     if value is None:
         return "–"
@@ -113,11 +124,13 @@ def collect(results, meta):
                 "trials": len(runs),
                 "measured": len(finals),
                 "branches": median([f[1] for f in finals]),
+                "branches_range": spread([f[1] for f in finals]),
                 "branches_total": finals[0][2] if finals else None,
                 "lines": median([f[3] for f in finals]),
                 "lines_total": finals[0][4] if finals else None,
                 "corpus": median([number(r["result"].get("corpus")) for r in runs]),
                 "eps": median([number(r["result"].get("exec_per_s")) for r in runs]),
+                "eps_range": spread([number(r["result"].get("exec_per_s")) for r in runs]),
                 "crash_s": median(found),
                 "crash_found": len(found),
                 "runs": runs,
@@ -183,9 +196,12 @@ def render(results, metas, seconds, targets, img_prefix):
         md.append(f"Command: `{m.get('command', '?')}` — {seconds / 60:g} min per run, "
                   f"{m.get('trials', '?')} trial(s), snapshots every {m.get('snapshot', '?')} s; "
                   f"speed runs {m.get('speed_time', '?')} s.")
+        for line in m.get("continued", []):
+            md.append(f"Continued (run.sh --first-trial): {line}.")
     md.append("Sources: " + "; ".join(meta.get("source", [])) + ".")
     md.append("")
-    md.append("Figures are medians over the trials. Branches and lines: llvm-cov on the coverage "
+    md.append("Figures are medians over the trials, with the lowest and highest trial in "
+              "brackets when there are several. Branches and lines: llvm-cov on the coverage "
               "build, seeds plus the fuzzer's corpus at the end. exec/s: each fuzzer's own "
               "figure, one CPU each. \"vs best\": Pollen's branches over the best of libFuzzer "
               "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's.")
@@ -206,14 +222,15 @@ def render(results, metas, seconds, targets, img_prefix):
                           f"{ratio(f['eps'], lf['eps'] if lf else None)} |")
         else:
             best = best_other(fz, "branches")
-            md.append("| fuzzer | branches | lines | exec/s | vs libFuzzer | corpus | branches vs best | first crash (s) |")
-            md.append("|---|---|---|---|---|---|---|---|")
+            md.append("| fuzzer | trials | branches | lines | exec/s | vs libFuzzer | corpus | branches vs best | first crash (s) |")
+            md.append("|---|---|---|---|---|---|---|---|---|")
             for f in fz:
                 crash = (f"{fmt(f['crash_s'], 1)} ({f['crash_found']}/{f['trials']})"
                          if f["crash_found"] else f"none (0/{f['trials']})")
                 md.append(
-                    f"| {LABELS.get(f['fuzzer'], f['fuzzer'])} | {fmt(f['branches'])} / {fmt(f['branches_total'])} | "
-                    f"{fmt(f['lines'])} / {fmt(f['lines_total'])} | {fmt(f['eps'])} | "
+                    f"| {LABELS.get(f['fuzzer'], f['fuzzer'])} | {f['trials']} | {fmt(f['branches'])} / {fmt(f['branches_total'])}"
+                    f"{fmt_range(f['branches_range'])} | "
+                    f"{fmt(f['lines'])} / {fmt(f['lines_total'])} | {fmt(f['eps'])}{fmt_range(f['eps_range'])} | "
                     f"{ratio(f['eps'], lf['eps'] if lf else None)} | {fmt(f['corpus'])} | "
                     f"{ratio(f['branches'], best, 3)} | {crash} |")
             svg = os.path.join(results, f"{t['name']}.svg")

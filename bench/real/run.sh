@@ -16,6 +16,10 @@
 #   --speed-time=S  seconds of a speed-mode run (default 60)
 #   --cpus=A,B      the two CPUs the runs are pinned to (default 0,1)
 #   --out=DIR       results directory (default build/bench-real/results/YYYYMMDD-HHMMSS)
+#   --first-trial=K number the trials from K (default 1): K > 1 adds trials to the results
+#                   directory of an earlier run.sh with the same --time, --targets and
+#                   --fuzzers (a campaign longer than one sitting); its meta gains a
+#                   "continued" line, trials already there are never overwritten
 #   --no-setup      do not run setup.sh nor build missing targets (they must be there)
 #   --docs          write the report into docs/benchmarks.md and the plots into docs/img/
 #
@@ -29,7 +33,7 @@ build=${POLLEN_BUILD_DIR:-$root/build}
 out=${BENCH_REAL_DIR:-$build/bench-real}
 here=$root/bench/real
 
-T=600 trials=3 snap=60 speed_time=60 cpus=0,1 results="" setup=1 docs=0
+T=600 trials=3 first_trial=1 snap=60 speed_time=60 cpus=0,1 results="" setup=1 docs=0
 targets=libpng,jsoncpp,re2,expat,lz4,sqlite3,keyword,magic4,empty
 fuzzers=pollen,libfuzzer,aflplusplus
 die() { echo "ERROR: $*" >&2; exit 2; }
@@ -39,6 +43,7 @@ for a in "$@"; do
     --time=*s) T=${a#--time=}; T=${T%s}; is_uint "$T" || die "bad $a" ;;
     --time=*) T=${a#--time=}; is_uint "$T" || die "bad $a (minutes, or seconds with s)"; T=$((T * 60)) ;;
     --trials=*) trials=${a#--trials=}; is_uint "$trials" && [ "$trials" -ge 1 ] || die "bad $a" ;;
+    --first-trial=*) first_trial=${a#--first-trial=}; is_uint "$first_trial" && [ "$first_trial" -ge 1 ] || die "bad $a" ;;
     --targets=*) targets=${a#--targets=} ;;
     --fuzzers=*) fuzzers=${a#--fuzzers=} ;;
     --snapshot=*) snap=${a#--snapshot=}; is_uint "$snap" && [ "$snap" -ge 1 ] || die "bad $a" ;;
@@ -75,7 +80,25 @@ for spec in "${specs[@]}"; do
   target_list+=("$name"); mode_of[$name]=$mode
 done
 [ -n "$results" ] || results=$out/results/$(date -u +%Y%m%d-%H%M%S)
-[ ! -e "$results" ] || [ -z "$(ls -A "$results")" ] || die "$results exists and is not empty"
+last_trial=$((first_trial + trials - 1))
+if [ "$first_trial" = 1 ]; then
+  [ ! -e "$results" ] || [ -z "$(ls -A "$results")" ] || die "$results exists and is not empty"
+else
+  # Continuing a campaign: the same runs as the one that made the directory.
+  [ -f "$results/meta" ] || die "--first-trial=$first_trial needs the results directory of an earlier run ($results/meta missing)"
+  [ "$(sed -n 's/^seconds //p' "$results/meta")" = "$T" ] || die "$results has runs of $(sed -n 's/^seconds //p' "$results/meta") s, not $T s"
+  [ "$(sed -n 's/^fuzzers //p' "$results/meta")" = "$(IFS=' '; echo "${fuzzer_list[*]}")" ] ||
+    die "$results was run with fuzzers $(sed -n 's/^fuzzers //p' "$results/meta")"
+  [ "$(sed -n 's/^target //p' "$results/meta" | cut -d' ' -f1 | paste -sd,)" = "$(IFS=,; echo "${target_list[*]}")" ] ||
+    die "$results was run with targets $(sed -n 's/^target //p' "$results/meta" | cut -d' ' -f1 | paste -sd,)"
+  for name in "${target_list[@]}"; do
+    for f in "${fuzzer_list[@]}"; do
+      for ((t = first_trial; t <= last_trial; t++)); do
+        [ ! -e "$results/$name/$f/trial-$t" ] || die "$results/$name/$f/trial-$t exists already"
+      done
+    done
+  done
+fi
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 
@@ -120,7 +143,10 @@ mkdir -p "$results/bin"
 cp "$build/cli/pollen" "$results/bin/pollen"
 export POLLEN_CLI=$results/bin/pollen
 
-# 2. What was run, where and how.
+# 2. What was run, where and how (continuing: one line more).
+if [ "$first_trial" != 1 ]; then
+  echo "continued $(date -u +%Y-%m-%dT%H:%M:%SZ) trials $first_trial-$last_trial pollen $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)') pollen_flags ${POLLEN_FUZZ_FLAGS:-} command bench/real/run.sh $*" >>"$results/meta"
+else
 {
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "command bench/real/run.sh $*"
@@ -141,12 +167,13 @@ export POLLEN_CLI=$results/bin/pollen
     [ -f "$out/targets/$name/BUILD_INFO" ] && echo "source $name $(sed -n 's/^source: //p' "$out/targets/$name/BUILD_INFO")"
   done
 } >"$results/meta"
+fi
 
 # 3. The runs: trial by trial, target by target, fuzzer by fuzzer, so that the two runs side
 # by side are mostly two fuzzers on the same target. A run starts on a CPU as soon as the
 # CPU is free.
 jobs=()
-for ((t = 1; t <= trials; t++)); do
+for ((t = first_trial; t <= last_trial; t++)); do
   for name in "${target_list[@]}"; do
     for f in "${fuzzer_list[@]}"; do jobs+=("$name $f $t"); done
   done

@@ -4,7 +4,8 @@
 # BENCH_REAL_DIR, runs bench/real/run.sh with Pollen and libFuzzer for a few seconds (magic4
 # in bug mode, keyword in coverage mode with snapshots, empty in speed mode), and checks the
 # results: every run has statistics, the snapshots were measured, the planted bug of magic4
-# was found by both, and the report has every row. Checks that things work, not how well.
+# was found by both, and the report has every row; then a second trial added to the same
+# directory with --first-trial. Checks that things work, not how well.
 # AFL++ is left out (it is not one of the project's own packages).
 #
 # Usage: bench/real/suite_smoke.sh        Environment: POLLEN_BUILD_DIR (default ./build)
@@ -58,4 +59,22 @@ for row in '^| magic4 |' '^| keyword |' '^| empty |' '^### magic4 (bug)' '^### k
            '^### empty (speed)' '^| Pollen | [0-9]' '^| libFuzzer | [0-9]'; do
   grep -q -- "$row" "$report" || fail "report has no line matching $row"
 done
+# A campaign continued later (--first-trial): trial 2 joins the same directory, the report
+# counts both; a trial that is there already, or other fuzzers, are refused.
+bash "$root/bench/real/run.sh" --no-setup --time=6s --snapshot=2 --speed-time=2 --trials=1 --first-trial=2 \
+  --targets=magic4,keyword:coverage,empty --fuzzers=pollen,libfuzzer --out="$results" >/dev/null 2>&1 \
+  || fail "run.sh --first-trial=2 failed"
+[ -f "$results/keyword/pollen/trial-2/result" ] || fail "no trial 2 after --first-trial=2"
+grep -q '^continued .* trials 2-2 ' "$results/meta" || fail "meta has no continued line"
+grep -q '^| Pollen | 2 | ' "$report" || fail "the report does not count two Pollen trials"
+grep -q '^Continued (run.sh --first-trial)' "$report" || fail "the report does not list the continuation"
+if bash "$root/bench/real/run.sh" --no-setup --time=6s --trials=1 --first-trial=2 \
+     --targets=magic4,keyword:coverage,empty --fuzzers=pollen,libfuzzer --out="$results" >/dev/null 2>&1; then
+  fail "run.sh wrote over trial 2"
+fi
+if bash "$root/bench/real/run.sh" --no-setup --time=6s --trials=1 --first-trial=3 \
+     --targets=magic4,keyword:coverage,empty --fuzzers=pollen --out="$results" >/dev/null 2>&1; then
+  fail "run.sh continued a campaign with other fuzzers"
+fi
+[ ! -e "$results/keyword/pollen/trial-3" ] || fail "a refused continuation left a trial 3"
 echo "bench/real suite smoke: OK ($(grep -c '^| Pollen |' "$report") Pollen rows)"
