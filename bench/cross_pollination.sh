@@ -28,6 +28,15 @@
 #                    isolated pair did at the end (linear between snapshots; "-": never)
 #   ratio            that time over SECONDS (the goal: at most 0.7)
 #   edges_*          Pollen's own edge counts of each node at the end
+#   arrivals, arrival_ms_p50/p90/p99/max   find to arrival: for every input one joined node
+#                    found and the other took into its corpus from it, the milliseconds
+#                    between the two stores' entries (`pollen corpus ls --times`); the
+#                    claim is that what one node finds reaches the others within a second
+# With TRIALS=N (N > 1) it runs N trials into OUT/trial-K, one after another, and prints
+# each trial's ratio and their mean, median, lowest and highest (a trial whose joined pair
+# never reached the isolated pair's final coverage counts as 1.0 in the mean and median,
+# and is named), also into OUT/summary: the goal is judged on the median, as measured.
+# SNAPSHOTS is ignored then: each trial uses a tmpfs directory of its own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${POLLEN_BUILD_DIR:-$root/build}
@@ -42,7 +51,39 @@ for f in "$d/pollen" "$d/cov" "$pollen"; do
   [ -x "$f" ] || { echo "ERROR: $f missing (bench/real/build_target.sh $target; ninja pollen)" >&2; exit 1; }
 done
 [ ! -e "$out" ] || { echo "ERROR: $out exists" >&2; exit 2; }
+trials=${TRIALS:-1}
+[[ "$trials" =~ ^[1-9][0-9]*$ ]] || { echo "ERROR: TRIALS must be a positive integer" >&2; exit 2; }
 mkdir -p "$out"
+if [ "$trials" -gt 1 ]; then
+  cp "$pollen" "$out/pollen"  # one binary for every trial, whatever is rebuilt meanwhile
+  for ((k = 1; k <= trials; k++)); do
+    echo "cross-pollination: trial $k of $trials" >&2
+    TRIALS=1 OUT=$out/trial-$k SNAPSHOTS= POLLEN_CLI=$out/pollen bash "$0" "$target" "$T" "$snap" >/dev/null
+  done
+  python3 - "$out" "$trials" <<'PY' | tee "$out/summary"
+import statistics, sys
+out, n = sys.argv[1], int(sys.argv[2])
+ratios, never = [], []
+for k in range(1, n + 1):
+    fields = dict(line.split(" ", 1) for line in open(f"{out}/trial-{k}/result").read().splitlines() if " " in line)
+    r = fields.get("ratio", "-").strip()
+    print(f"trial_{k} ratio {r} isolated_final {fields['isolated_final'].strip()} "
+          f"joined_final {fields['joined_final'].strip()} arrivals {fields.get('arrivals', '-').strip()} "
+          f"arrival_ms_p50 {fields.get('arrival_ms_p50', '-').strip()} arrival_ms_p99 {fields.get('arrival_ms_p99', '-').strip()}")
+    if r == "-":
+        never.append(k)
+        ratios.append(1.0)
+    else:
+        ratios.append(float(r))
+print(f"trials {n}")
+print(f"ratio_mean {statistics.mean(ratios):.3f}")
+print(f"ratio_median {statistics.median(ratios):.3f}")
+print(f"ratio_lowest {min(ratios):.2f}")
+print(f"ratio_highest {max(ratios):.2f}")
+print(f"never_reached {','.join(map(str, never)) if never else 'none'}")
+PY
+  exit 0
+fi
 if [ -n "${SNAPSHOTS:-}" ]; then
   snapshots=$SNAPSHOTS
   mkdir -p "$snapshots"
@@ -159,4 +200,29 @@ perl -e '
   done
   grep -h '^info: cluster: inputs' "$out"/joined/node-*.log | sed 's/^info: /joined_/'
 } >>"$out/result"
+# Find to arrival: for each input one joined node found and the other took into its corpus
+# from it, the time between the two stores' entries (`pollen corpus ls --times`).
+for i in 0 1; do "$pollen" corpus ls "$out/joined/node-$i" --times >"$out/joined/node-$i.entries"; done
+python3 - "$out/joined/node-0.entries" "$out/joined/node-1.entries" <<'PY' >>"$out/result"
+import sys
+stores = []
+for path in sys.argv[1:]:
+    entries = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) == 5:
+            entries[f[0]] = (f[3], int(f[4]))  # hash -> (origin, joined the store, ms)
+    stores.append(entries)
+delays = []
+for me, other in ((0, 1), (1, 0)):
+    for h, (origin, t) in stores[other].items():
+        mine = stores[me].get(h)
+        if origin.startswith("peer:") and mine and not mine[0].startswith("peer:"):
+            delays.append(t - mine[1])
+delays.sort()
+def pct(p):  # nearest rank
+    return delays[max(0, -(-p * len(delays) // 100) - 1)] if delays else "-"
+print(f"arrivals {len(delays)}")
+print(f"arrival_ms_p50 {pct(50)}\narrival_ms_p90 {pct(90)}\narrival_ms_p99 {pct(99)}\narrival_ms_max {delays[-1] if delays else '-'}")
+PY
 cat "$out/result"

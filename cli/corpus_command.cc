@@ -114,15 +114,19 @@ int StatsCommand(int argc, char** argv) {
 
 int LsCommand(int argc, char** argv) {
   bool crashes = false;
+  bool times = false;
   FlagParser parser("corpus ls");
   parser.Add("crashes", &crashes, "list the crashes instead of the entries");
+  parser.Add("times", &times, "add when each entry joined the store (milliseconds since 1970)");
   std::vector<std::string> positional;
   const int parsed = ParseSubcommand(
       parser, argc, argv,
-      "Usage: pollen corpus ls STORE_OR_WORKDIR [--crashes]\n\n"
+      "Usage: pollen corpus ls STORE_OR_WORKDIR [--crashes] [--times]\n\n"
       "Prints one line per entry, in hash order: hash, size in bytes, number of features,\n"
-      "origin. With --crashes, one line per distinct crash: signature, kind, times seen,\n"
-      "size of the smallest input.\n\nFlags:\n",
+      "origin (`local`, a mutator, `seed`, or `peer:NODE` for one a node got from another),\n"
+      "and with --times when the entry joined this store, in milliseconds since 1970 (the\n"
+      "earliest, for an entry merged from several stores). With --crashes, one line per\n"
+      "distinct crash: signature, kind, times seen, size of the smallest input.\n\nFlags:\n",
       1, 1, &positional);
   if (parsed >= 0) return parsed;
   Result<std::unique_ptr<storage::CorpusStore>> store = OpenForInspection(positional[0]);
@@ -136,9 +140,11 @@ int LsCommand(int argc, char** argv) {
           return true;
         });
   } else {
-    listed = store.value()->ForEachEntry([](std::string_view hash, const storage::EntryMeta& meta) {
-      std::printf("%.*s %" PRIu64 " %zu %s\n", static_cast<int>(hash.size()), hash.data(),
-                  meta.size, meta.features.size(), meta.origin.empty() ? "-" : meta.origin.c_str());
+    listed = store.value()->ForEachEntry([times](std::string_view hash, const storage::EntryMeta& meta) {
+      std::printf("%.*s %" PRIu64 " %zu %s", static_cast<int>(hash.size()), hash.data(), meta.size,
+                  meta.features.size(), meta.origin.empty() ? "-" : meta.origin.c_str());
+      if (times) std::printf(" %" PRId64, meta.first_seen_unix_ms);
+      std::printf("\n");
       return true;
     });
   }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "controller/record_names.h"
@@ -216,60 +217,72 @@ TEST_F(StreamHostileTest, AnInterruptedPushByAClientThatVanishedResumesAfterTheI
   EXPECT_EQ(std::get<transfer::StreamOpen>(open).resume_after, "r-098");
 }
 
-// Blocks Commit at record `pause_at` until Resume, to hold a pull in the middle.
+// Blocks Commit at each of the records `pause_at` (in increasing order) until Resume, to hold
+// a pull in the middle.
 class PausingSink : public transfer::RecordSink {
  public:
-  explicit PausingSink(size_t pause_at) : pause_at_(pause_at) {}
+  explicit PausingSink(std::vector<size_t> pause_at) : pause_at_(std::move(pause_at)) {}
   Status Commit(std::string_view, std::string_view data) override {
-    if (++records_ == pause_at_) {
-      std::unique_lock<std::mutex> lock(mu_);
+    const size_t n = ++records_;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (next_ < pause_at_.size() && n == pause_at_[next_]) {
       paused_ = true;
       cv_.notify_all();
-      if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return resumed_; })) {
+      if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return !paused_; })) {
+        paused_ = false;  // no stale pause for a later WaitPaused
         return Status::Error("never resumed (test)");
       }
+      next_++;
     }
-    bytes_ += data.size();
     return Status::Ok();
   }
+  // Waits until the pull is held at its next pause point.
   bool WaitPaused() {
     std::unique_lock<std::mutex> lock(mu_);
     return cv_.wait_for(lock, std::chrono::seconds(20), [&] { return paused_; });
   }
   void Resume() {
     std::lock_guard<std::mutex> lock(mu_);
-    resumed_ = true;
+    paused_ = false;
     cv_.notify_all();
   }
   uint64_t records() const { return records_; }
 
  private:
-  const size_t pause_at_;
+  const std::vector<size_t> pause_at_;
   std::atomic<uint64_t> records_{0};
-  uint64_t bytes_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;
+  size_t next_ = 0;  // the pause point ahead
   bool paused_ = false;
-  bool resumed_ = false;
 };
 
+// A large pull does not hold up the controller's other requests. Asserted on order, not on
+// time (a busy machine may answer slowly): at four points of the pull, held there by the
+// sink, the stream is open and a status request is answered; and after the last, while the
+// rest streams, every status request succeeds. The slowest answer is recorded
+// (slowest_status_ms in the test's XML output) but not judged.
 TEST_F(StreamHostileTest, AStatusIsAnsweredWhileALargePullRuns) {
   Start();
   const std::string seeds = data_.path() + "/seeds";
   WriteCorpusDir(seeds, 1500, 90 << 10, 110 << 10);  // about 150 MB
   ASSERT_TRUE(PushStream(client_, {"json", ""}, "push-a", DirectoryOpener(seeds)).ok());
 
-  PausingSink sink(/*pause_at=*/500);
+  const std::vector<size_t> pauses = {300, 600, 900, 1200};
+  PausingSink sink(pauses);
   Result<transfer::TransferCounters> pulled = Status::Error("not run");
   std::thread puller([&] { pulled = PullStream(client_, CorpusResource("json"), "", &sink); });
-  ASSERT_TRUE(sink.WaitPaused());
-  // Mid-stream: the controller has a stream open and answers.
-  EXPECT_EQ((*controller_)->status().streams.active, 1u);
-  const uint64_t before = engine::MonotonicMs();
-  ExpectServing();
-  sink.Resume();
-  // And while the rest streams: every answer within a second.
-  uint64_t slowest = engine::MonotonicMs() - before, answered = 0;
+  for (size_t at : pauses) {
+    if (!sink.WaitPaused()) {  // not ASSERT: the puller must be joined before the test ends
+      ADD_FAILURE() << "the pull never reached record " << at;
+      break;
+    }
+    EXPECT_EQ(sink.records(), at);
+    EXPECT_EQ((*controller_)->status().streams.active, 1u) << "at record " << at;
+    ExpectServing();
+    sink.Resume();
+  }
+  uint64_t slowest = 0, answered = 0;
   while ((*controller_)->status().streams.active == 1) {
     const uint64_t start = engine::MonotonicMs();
     ExpectServing();
@@ -279,7 +292,9 @@ TEST_F(StreamHostileTest, AStatusIsAnsweredWhileALargePullRuns) {
   puller.join();
   ASSERT_TRUE(pulled.ok()) << pulled.status().message();
   EXPECT_EQ(pulled->records, 1500u);
-  EXPECT_LT(slowest, 1000u) << "answered " << answered << " status requests during the pull";
+  EXPECT_EQ(sink.records(), 1500u);
+  RecordProperty("slowest_status_ms", std::to_string(slowest));
+  RecordProperty("status_answers_after_the_last_pause", std::to_string(answered));
 }
 
 }  // namespace

@@ -504,16 +504,16 @@ TEST_F(ControllerLinkTest, AJoiningNodeGetsTheMergedCorpusOfferedAndItsPushedInp
   EXPECT_THAT(link_->StatusFields(), HasSubstr(" fetched 5 pushed 0"));
 }
 
-TEST_F(ControllerLinkTest, AnInputPushedWhileTheNodeRunsReachesItWithinAFewHeartbeats) {
+// How soon is not judged here (a busy machine stretches it; TurnUntil's deadline is 10 s):
+// that the input comes while the node runs, through the push path and not a new join, once.
+TEST_F(ControllerLinkTest, AnInputPushedWhileTheNodeRunsReachesIt) {
   StartController();
   StartLink();
   ASSERT_TRUE(TurnUntil([&] { return link_->session().counters().joined; }));
-  const uint64_t heartbeats = link_->session().counters().heartbeats;
   Result<controller::PushResult> pushed = Push("push-late", {{"x", "pushed late"}});
   ASSERT_TRUE(pushed.ok()) << pushed.status().message();
   ASSERT_TRUE(TurnUntil([&] { return feed_.executed.size() == 1; }));
   EXPECT_EQ(feed_.executed[0], "pushed late");
-  EXPECT_LE(link_->session().counters().heartbeats, heartbeats + 10);
   EXPECT_EQ(link_->session().counters().pushed, 1u);
   // Nothing more comes: the cursor is past it.
   const uint64_t now = link_->session().counters().heartbeats;

@@ -1,6 +1,8 @@
 #include "storage/corpus_formats.h"
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -268,14 +270,49 @@ TEST(CorpusFormatTest, SinkErrorStopsTheRead) {
   EXPECT_EQ(calls, 2);
 }
 
+// The error for a file that cannot be opened. Root opens any file whatever its mode, and the
+// tests run as root here: then the read runs in a child that first becomes user nobody
+// (65534) and sends the error back through a pipe.
 TEST(CorpusFormatTest, ReportsUnreadableFile) {
-  if (geteuid() == 0) GTEST_SKIP() << "root reads files whatever their mode";
   ScratchDir scratch;
   const std::string path = scratch.Sub("locked");
   WriteText(path, "secret");
   ASSERT_EQ(chmod(path.c_str(), 0), 0);
-  ExpectErrorMentions(ReadAll(scratch.path(), CorpusFormat::kLibFuzzer).status(),
-                      {path, "cannot open"});
+  if (geteuid() != 0) {
+    ExpectErrorMentions(ReadAll(scratch.path(), CorpusFormat::kLibFuzzer).status(), {path, "cannot open"});
+    return;
+  }
+  struct stat parent;
+  ASSERT_EQ(stat(testing::TempDir().c_str(), &parent), 0);
+  if ((parent.st_mode & S_IXOTH) == 0) {
+    GTEST_SKIP() << testing::TempDir() << " is closed to other users, so nobody cannot reach the file";
+  }
+  ASSERT_EQ(chmod(scratch.path().c_str(), 0755), 0);  // nobody may list the directory
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    Result<NamedInputs> read = ReadAll(scratch.path(), CorpusFormat::kLibFuzzer);
+    const std::string message = read.ok() ? "read the file" : read.status().message();
+    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size()) ? 0 : 4);
+  }
+  close(fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) message.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 3) {
+    GTEST_SKIP() << "root here cannot become user nobody (no CAP_SETUID, or 65534 not mapped)";
+  }
+  ASSERT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+      << "the child could not become nobody or report (status " << wstatus << ")";
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot open"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -45,6 +46,9 @@ CommandResult Corpus(const std::vector<std::string>& args) {
 
 TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
   const std::string dir = MakeTempDir();
+  const long long before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
   CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1",
                                    "--seed=3", "--runs=20000", "--workdir=" + dir},
                                   300);
@@ -75,6 +79,15 @@ TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
   long listed_bytes = 0;
   for (const std::string& line : lines) listed_bytes += NumberAfter(line, R"(^\S+ (\d+))");
   EXPECT_EQ(listed_bytes, bytes);
+
+  // --times adds when each entry came: during the fuzzing run above.
+  CommandResult timed = Corpus({"ls", dir, "--times"});
+  ASSERT_EQ(timed.exit_code, 0) << timed.output;
+  const std::vector<std::string> timed_lines = MatchingLines(timed.output, R"([0-9a-f]{40} \d+ \d+ \S+ \d{13})");
+  EXPECT_EQ(timed_lines.size(), lines.size()) << timed.output;
+  for (const std::string& line : timed_lines) {
+    EXPECT_GE(std::stoll(line.substr(line.rfind(' ') + 1)), before_ms) << line;
+  }
 
   CommandResult crashes = Corpus({"ls", dir, "--crashes"});
   ASSERT_EQ(crashes.exit_code, 0) << crashes.output;
