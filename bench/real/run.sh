@@ -86,11 +86,12 @@ if [ "$first_trial" = 1 ]; then
 else
   # Continuing a campaign: the same runs as the one that made the directory.
   [ -f "$results/meta" ] || die "--first-trial=$first_trial needs the results directory of an earlier run ($results/meta missing)"
-  [ "$(sed -n 's/^seconds //p' "$results/meta")" = "$T" ] || die "$results has runs of $(sed -n 's/^seconds //p' "$results/meta") s, not $T s"
-  [ "$(sed -n 's/^fuzzers //p' "$results/meta")" = "$(IFS=' '; echo "${fuzzer_list[*]}")" ] ||
-    die "$results was run with fuzzers $(sed -n 's/^fuzzers //p' "$results/meta")"
-  [ "$(sed -n 's/^target //p' "$results/meta" | cut -d' ' -f1 | paste -sd,)" = "$(IFS=,; echo "${target_list[*]}")" ] ||
-    die "$results was run with targets $(sed -n 's/^target //p' "$results/meta" | cut -d' ' -f1 | paste -sd,)"
+  was_T=$(sed -n 's/^seconds //p' "$results/meta")
+  was_fuzzers=$(sed -n 's/^fuzzers //p' "$results/meta")
+  was_targets=$(sed -n 's/^target //p' "$results/meta" | cut -d' ' -f1 | paste -sd,)
+  [ "$was_T" = "$T" ] || die "$results has runs of $was_T s, not $T s"
+  [ "$was_fuzzers" = "$(IFS=' '; echo "${fuzzer_list[*]}")" ] || die "$results was run with fuzzers $was_fuzzers"
+  [ "$was_targets" = "$(IFS=,; echo "${target_list[*]}")" ] || die "$results was run with targets $was_targets"
   for name in "${target_list[@]}"; do
     for f in "${fuzzer_list[@]}"; do
       for ((t = first_trial; t <= last_trial; t++)); do

@@ -90,8 +90,8 @@ __attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, ui
 }
 
 // What every integer comparison hook does: the operands go to the cmp table (one-byte ones
-// with a constant to its per-site section), and the rest
-// (TraceCmpExtras) only when one of its consumers is on.
+// with a constant to its per-site section), and the rest (TraceCmpExtras) only when one of
+// its consumers is on.
 template <uint8_t kSize, bool kConst>
 __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
   SancovState& s = GetSancovState();
