@@ -12,6 +12,12 @@
 //
 // with the call's first four pointer arguments (null for those it does not have): a keyword
 // is often not among the first two (expat's XmlNameMatchesAscii(enc, ptr, end, KW_DOCTYPE)).
+// Only calls where one of those pointers may point into the program's data (a literal, a
+// keyword table, followed back through locals and loads: MayPassLiteral) are logged; calls on
+// buffers alone are not, as the runtime would throw their records away anyway.
+//
+// POLLEN_PASS_STATS=1 in the compiler's environment prints, per module, how many calls were
+// logged and how many passed two pointers.
 // The Pollen runtime defines the hook (engine/runtime/routine_hook.cc; each module gets a
 // weak, empty one for programs linked without it). The runtime decides what is worth keeping
 // (a text literal of the program against a pointer outside the image) and does the work only
@@ -23,13 +29,18 @@
 // are the same with and without it.
 #include "compiler/routine_log_pass.h"
 
+#include <cstdlib>
+
 #include "compiler/libc_compares.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pollen::compiler {
 namespace {
@@ -51,6 +62,90 @@ unsigned PointerArgs(llvm::CallBase& call, llvm::Value* out[kPointers]) {
     if (arg->getType()->isPointerTy() && n < kPointers) out[n++] = arg;
   }
   return n;
+}
+
+// How far PointsIntoData follows a pointer back through loads, locals, phis and selects.
+constexpr unsigned kTraceDepth = 8;
+
+using Seen = llvm::SmallPtrSet<const llvm::Value*, 16>;
+
+bool LoadedFromData(const llvm::Value* address, unsigned depth, Seen& seen);
+
+// Whether a pointer may point into the program's own data: a global (a literal, a keyword
+// table), or a pointer reached from one through loads, locals, offsets, phis and selects (a
+// table walked by index or by cursor). Pointers that come only from arguments, calls and the
+// heap (a decompressor's cursors into its buffers) do not. The pass runs before the
+// optimiser, so locals are still memory: a local holds whatever is stored into it.
+bool PointsIntoData(const llvm::Value* v, unsigned depth, Seen& seen) {
+  if (depth == 0 || !seen.insert(v).second) return false;
+  const llvm::Value* base = llvm::getUnderlyingObject(v);
+  if (llvm::isa<llvm::GlobalVariable>(base)) return true;
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(base)) {
+    return LoadedFromData(load->getPointerOperand(), depth - 1, seen);
+  }
+  if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(base)) {
+    for (const llvm::Value* in : phi->incoming_values()) {
+      if (PointsIntoData(in, depth - 1, seen)) return true;
+    }
+    return false;
+  }
+  if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(base)) {
+    return PointsIntoData(select->getTrueValue(), depth - 1, seen) ||
+           PointsIntoData(select->getFalseValue(), depth - 1, seen);
+  }
+  return false;
+}
+
+// Whether something pointing into the program's data may be stored in `local`: stored
+// into it or one of its fields, or handed to a call that gets the local too (a constructor,
+// StringPiece(&tmp, "select"), or a copy from a constant). At most kLocalUses uses are read.
+bool LocalHoldsData(const llvm::AllocaInst* local, unsigned depth, Seen& seen) {
+  constexpr unsigned kLocalUses = 64;
+  llvm::SmallVector<const llvm::Value*, 8> addresses{local};
+  unsigned uses = 0;
+  while (!addresses.empty()) {
+    const llvm::Value* address = addresses.pop_back_val();
+    for (const llvm::User* user : address->users()) {
+      if (++uses > kLocalUses) return false;
+      if (llvm::isa<llvm::GetElementPtrInst, llvm::BitCastInst>(user)) {
+        addresses.push_back(user);
+      } else if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(user)) {
+        if (store->getPointerOperand() == address &&
+            PointsIntoData(store->getValueOperand(), depth - 1, seen)) {
+          return true;
+        }
+      } else if (const auto* call = llvm::dyn_cast<llvm::CallBase>(user)) {
+        for (const llvm::Value* arg : call->args()) {
+          if (arg != address && arg->getType()->isPointerTy() &&
+              PointsIntoData(arg, depth - 1, seen)) {
+            return true;
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// Whether a pointer loaded from `address` may point into the program's data: the address is
+// inside the data itself (a table of literals), or inside a local that may hold such a
+// pointer.
+bool LoadedFromData(const llvm::Value* address, unsigned depth, Seen& seen) {
+  if (PointsIntoData(address, depth, seen)) return true;
+  const auto* local = llvm::dyn_cast<llvm::AllocaInst>(llvm::getUnderlyingObject(address));
+  return local != nullptr && depth > 1 && LocalHoldsData(local, depth, seen);
+}
+
+// Whether a call is worth logging: one of its pointers may be a literal of the program. The
+// runtime keeps only pairs of a literal and a pointer outside the image; a call whose
+// pointers all come from arguments and buffers would cost a call on every execution (in a
+// hot loop, lz4's decoder lost 40 % of its speed) for records the runtime throws away.
+bool MayPassLiteral(llvm::Value* const* args, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    Seen seen;
+    if (PointsIntoData(args[i], kTraceDepth, seen)) return true;
+  }
+  return false;
 }
 
 // A weak, empty definition of the hook in every module: the Pollen runtime's strong one wins
@@ -76,6 +171,7 @@ llvm::PreservedAnalyses RoutineLogPass::run(llvm::Module& module, llvm::ModuleAn
       "__pollen_trace_routine", llvm::Type::getVoidTy(ctx), ptr, ptr, ptr, ptr);
   bool changed = false;
   DefineWeakHook(hook);
+  unsigned candidates = 0, logged = 0;
   for (llvm::Function& f : module) {
     if (f.isDeclaration() || Skipped(f.getName())) continue;
     llvm::SmallVector<llvm::CallBase*, 16> calls;
@@ -88,7 +184,10 @@ llvm::PreservedAnalyses RoutineLogPass::run(llvm::Module& module, llvm::ModuleAn
       // pointer (copy and write helpers, in a decompressor's hot loop) are left alone.
       if (!call->getType()->isIntegerTy()) continue;
       llvm::Value* args[kPointers];
-      if (PointerArgs(*call, args) >= 2) calls.push_back(call);
+      const unsigned n = PointerArgs(*call, args);
+      if (n < 2) continue;
+      candidates++;
+      if (MayPassLiteral(args, n)) calls.push_back(call);
     }
     for (llvm::CallBase* call : calls) {
       llvm::Value* args[kPointers];
@@ -103,7 +202,12 @@ llvm::PreservedAnalyses RoutineLogPass::run(llvm::Module& module, llvm::ModuleAn
       // The hook is no comparison of the program's: sanitizers leave it alone.
       log->setMetadata(ctx.getMDKindID("nosanitize"), llvm::MDNode::get(ctx, {}));
       changed = true;
+      logged++;
     }
+  }
+  if (const char* stats = std::getenv("POLLEN_PASS_STATS"); stats != nullptr && *stats == '1') {
+    llvm::errs() << "pollen routine log: " << module.getName() << ": " << logged << " of "
+                 << candidates << " calls with two or more pointers logged\n";
   }
   return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
 }
