@@ -38,12 +38,12 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "base/clock.h"
 #include "bench/bench_util.h"
 #include "broker/broker.h"
-#include "broker/curve_keys.h"
 #include "broker/message_codec.h"
 #include "broker/relay_header.h"
-#include "engine/clock.h"
+#include "net/curve_keys.h"
 
 namespace pollen::broker {
 namespace {
@@ -143,7 +143,7 @@ std::vector<uint8_t> Template(const std::string& origin) {
 bool SendOne(SimNode& node, uint64_t phase) {
   uint64_t id = (phase << 56) | (static_cast<uint64_t>(node.index) << 40) | node.sent;
   std::memcpy(node.message.data() + node.hash_at, &id, sizeof(id));
-  uint64_t now = engine::MonotonicUs();
+  uint64_t now = base::MonotonicUs();
   std::memcpy(node.message.data() + node.stamp_at, &now, sizeof(now));
   if (!node.dealer.send(zmq::buffer(node.message), zmq::send_flags::dontwait)) return false;
   node.sent++;
@@ -162,7 +162,7 @@ void Drain(SimNode& node, std::vector<uint32_t>* latencies) {
       std::memcpy(&sent_at, static_cast<const uint8_t*>(payload.data()) + node.stamp_at,
                   sizeof(sent_at));
       latencies->push_back(
-          static_cast<uint32_t>(std::min<uint64_t>(engine::MonotonicUs() - sent_at, UINT32_MAX)));
+          static_cast<uint32_t>(std::min<uint64_t>(base::MonotonicUs() - sent_at, UINT32_MAX)));
     }
   }
 }
@@ -183,17 +183,17 @@ int RunMode(const Config& config, bool curve) {
   BrokerOptions options;
   options.listen = "tcp://127.0.0.1:*";
   options.io_threads = config.io_threads;
-  std::vector<CurveKeyPair> node_keys;
-  CurveKeyPair broker_keys;
+  std::vector<net::CurveKeyPair> node_keys;
+  net::CurveKeyPair broker_keys;
   if (curve) {
     char dir_template[] = "/tmp/pollen-broker-bench-XXXXXX";
     std::string dir = mkdtemp(dir_template);
-    broker_keys = GenerateKeyPair().value();
+    broker_keys = net::GenerateKeyPair().value();
     mkdir((dir + "/authorized").c_str(), 0755);
     for (int i = 0; i < config.nodes; i++) {
-      node_keys.push_back(GenerateKeyPair().value());
+      node_keys.push_back(net::GenerateKeyPair().value());
       std::string prefix = dir + "/authorized/sim-" + std::to_string(i);
-      if (!WriteKeyPair(prefix, node_keys.back(), false).ok()) return 1;
+      if (!net::WriteKeyPair(prefix, node_keys.back(), false).ok()) return 1;
     }
     options.secret_key = broker_keys.secret_key;
     options.authorized_dir = dir + "/authorized";
@@ -242,9 +242,9 @@ int RunMode(const Config& config, bool curve) {
     node->dealer.send(zmq::buffer(EncodeMessage(hello)), zmq::send_flags::none);
     nodes.push_back(std::move(node));
   }
-  uint64_t deadline = engine::MonotonicMs() + 10000;
+  uint64_t deadline = base::MonotonicMs() + 10000;
   while (broker->status().nodes < static_cast<size_t>(config.nodes)) {
-    if (engine::MonotonicMs() > deadline) {
+    if (base::MonotonicMs() > deadline) {
       std::fprintf(stderr, "broker_bench: only %zu of %d nodes joined\n", broker->status().nodes,
                    config.nodes);
       return 1;
@@ -261,8 +261,8 @@ int RunMode(const Config& config, bool curve) {
     return worst;
   };
   double cpu_start = cpu.Now(), relay_start = cpu.Relay();
-  uint64_t start = engine::MonotonicUs(), end = start + static_cast<uint64_t>(config.seconds * 1e6);
-  while (engine::MonotonicUs() < end) {
+  uint64_t start = base::MonotonicUs(), end = start + static_cast<uint64_t>(config.seconds * 1e6);
+  while (base::MonotonicUs() < end) {
     bool sent_any = false;
     for (auto& n : nodes) {
       for (int burst = 0; burst < 16 && max_in_flight() < config.window; burst++) {
@@ -273,13 +273,13 @@ int RunMode(const Config& config, bool curve) {
     if (!sent_any) WaitInPoll(nodes, 1);  // the window is full: wait for deliveries, do not spin
     for (auto& n : nodes) Drain(*n, nullptr);
   }
-  uint64_t drain_deadline = engine::MonotonicMs() + 2000;
+  uint64_t drain_deadline = base::MonotonicMs() + 2000;
   while (Total(nodes, &SimNode::received) < Total(nodes, &SimNode::sent) * fanout &&
-         engine::MonotonicMs() < drain_deadline) {
+         base::MonotonicMs() < drain_deadline) {
     WaitInPoll(nodes, 10);
     for (auto& n : nodes) Drain(*n, nullptr);
   }
-  double seconds = static_cast<double>(engine::MonotonicUs() - start) / 1e6;
+  double seconds = static_cast<double>(base::MonotonicUs() - start) / 1e6;
   double broker_cpu = cpu.Now() - cpu_start, relay_cpu = cpu.Relay() - relay_start;
   uint64_t sent = Total(nodes, &SimNode::sent), delivered = Total(nodes, &SimNode::received);
   uint64_t delivered_bytes = Total(nodes, &SimNode::received_bytes);
@@ -305,18 +305,18 @@ int RunMode(const Config& config, bool curve) {
   latencies.reserve(
       static_cast<size_t>(config.rate * config.seconds * static_cast<double>(fanout)) + 1024);
   cpu_start = cpu.Now();
-  start = engine::MonotonicUs();
+  start = base::MonotonicUs();
   end = start + static_cast<uint64_t>(config.seconds * 1e6);
   uint64_t paced = 0;
-  for (uint64_t now = start; now < end; now = engine::MonotonicUs()) {
+  for (uint64_t now = start; now < end; now = base::MonotonicUs()) {
     uint64_t due = static_cast<uint64_t>(static_cast<double>(now - start) * config.rate / 1e6);
     for (; paced < due; paced++) SendOne(*nodes[paced % nodes.size()], 2);
     for (auto& n : nodes) Drain(*n, &latencies);
     WaitInPoll(nodes, 1);  // sends go out in 1 ms batches (10 at 10,000/s); receives at once
   }
-  drain_deadline = engine::MonotonicMs() + 2000;
+  drain_deadline = base::MonotonicMs() + 2000;
   while (Total(nodes, &SimNode::received) < Total(nodes, &SimNode::sent) * fanout &&
-         engine::MonotonicMs() < drain_deadline) {
+         base::MonotonicMs() < drain_deadline) {
     WaitInPoll(nodes, 10);
     for (auto& n : nodes) Drain(*n, &latencies);
   }
@@ -335,7 +335,7 @@ int RunMode(const Config& config, bool curve) {
       "max %.2f ms; broker CPU %.2f cores\n",
       mode, config.rate, static_cast<unsigned long>(sent), latencies.size(),
       static_cast<unsigned long>(sent * fanout), pct(0.50), pct(0.99), latencies.back() / 1000.0,
-      (cpu.Now() - cpu_start) / (static_cast<double>(engine::MonotonicUs() - start) / 1e6));
+      (cpu.Now() - cpu_start) / (static_cast<double>(base::MonotonicUs() - start) / 1e6));
   std::fflush(stdout);
 
   nodes.clear();

@@ -20,7 +20,7 @@
 //  2b. raw TCP copy, files to a log: the writer reads each file, the reader appends all it
 //     receives to one file (no fsync), as `tar c | nc` into a file would: the same I/O as a
 //     push, whose controller appends to its store's logs.
-//  3. push: PushStream (controller/stream_client.h) from a DirectorySource into a controller
+//  3. push: PushStream (controller/client/stream_client.h) from a DirectorySource into a controller
 //     started for the run, which commits every entry to its pushed corpus (RocksDB).
 //  4. pull, once the controller's background work after the push is over: PullStream of
 //     corpus/<campaign> from that controller (reading its stores) into a
@@ -54,15 +54,15 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
+#include "base/sha1.h"
+#include "base/sha1_blocks.h"
 #include "bench/bench_util.h"
-#include "broker/curve_keys.h"
+#include "controller/client/controller_client.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "controller/controller.h"
-#include "controller/controller_client.h"
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
-#include "engine/clock.h"
-#include "engine/sha1.h"
-#include "engine/sha1_blocks.h"
+#include "net/curve_keys.h"
 #include "transfer/directory_records.h"
 #include "transfer/record_codec.h"
 
@@ -107,20 +107,19 @@ size_t g_warm_bytes = 0;
 template <typename Fn>
 std::optional<Timing> Measure(Fn run) {
   bench::WarmFreeMemory(g_warm_bytes);
-  const uint64_t start = engine::MonotonicUs();
+  const uint64_t start = base::MonotonicUs();
   const double cpu = ProcessCpuSeconds();
   if (!run()) return std::nullopt;
-  return Timing{static_cast<double>(engine::MonotonicUs() - start) / 1e6,
-                ProcessCpuSeconds() - cpu};
+  return Timing{static_cast<double>(base::MonotonicUs() - start) / 1e6, ProcessCpuSeconds() - cpu};
 }
 
 // MB/s of SHA-1 over 100 MB with `blocks` (the push hashes every input on the controller).
 double Sha1MBps(void (*blocks)(uint32_t h[5], const uint8_t* data, size_t blocks)) {
   std::vector<uint8_t> data(100 << 20, 0x5a);
   uint32_t h[5] = {1, 2, 3, 4, 5};
-  const uint64_t start = engine::MonotonicUs();
+  const uint64_t start = base::MonotonicUs();
   blocks(h, data.data(), data.size() / 64);
-  const double seconds = static_cast<double>(engine::MonotonicUs() - start) / 1e6 + 1e-9;
+  const double seconds = static_cast<double>(base::MonotonicUs() - start) / 1e6 + 1e-9;
   asm volatile("" : : "r"(h[0]) : "memory");  // the digest is used: the hashing stays
   return static_cast<double>(data.size()) / seconds / 1e6;
 }
@@ -294,10 +293,10 @@ class BenchController {
     options.merge_every_ms = 0;
     options.allow_plaintext = !curve;
     if (curve) {
-      const broker::CurveKeyPair server = broker::GenerateKeyPair().value();
-      c->client_.keys = broker::GenerateKeyPair().value();
+      const net::CurveKeyPair server = net::GenerateKeyPair().value();
+      c->client_.keys = net::GenerateKeyPair().value();
       fs::create_directories(dir + "/authorized");
-      if (!broker::WriteKeyPair(dir + "/authorized/client", c->client_.keys, false).ok()) {
+      if (!net::WriteKeyPair(dir + "/authorized/client", c->client_.keys, false).ok()) {
         return nullptr;
       }
       options.secret_key = server.secret_key;
@@ -340,9 +339,9 @@ class BenchController {
 // RocksDB flushes and compacts in the background, which a pull measured at once would share
 // the CPUs with.
 void WaitForQuiet() {
-  const uint64_t deadline = engine::MonotonicMs() + 60000;
+  const uint64_t deadline = base::MonotonicMs() + 60000;
   double before = ProcessCpuSeconds();
-  while (engine::MonotonicMs() < deadline) {
+  while (base::MonotonicMs() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a measuring interval
     const double now = ProcessCpuSeconds();
     if (now - before < 0.01) return;  // under 5% of one CPU
@@ -405,7 +404,7 @@ bool CheckPulled(const Corpus& corpus, const std::string& dir, bool all) {
     if (!all && i % kCheckEvery != 0) continue;
     corpus.Data(i, &data);
     const std::string hash =
-        engine::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+        base::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size());
     std::ifstream file(dir + "/" + hash, std::ios::binary);
     std::string got((std::istreambuf_iterator<char>(file)), {});
     if (got != data) {
@@ -475,9 +474,9 @@ int Main(int argc, char** argv) {
   std::printf("CPU: %s, %u hardware threads; load average %s\n", CpuModel().c_str(),
               std::thread::hardware_concurrency(), FirstLine("/proc/loadavg").c_str());
   if (!config.smoke) {
-    std::printf("SHA-1: portable %.0f MB/s", Sha1MBps(engine::Sha1BlocksPortable));
-    if (engine::Sha1ExtensionsAvailable()) {
-      std::printf(", SHA extensions %.0f MB/s (used)", Sha1MBps(engine::Sha1BlocksShaNi));
+    std::printf("SHA-1: portable %.0f MB/s", Sha1MBps(base::Sha1BlocksPortable));
+    if (base::Sha1ExtensionsAvailable()) {
+      std::printf(", SHA extensions %.0f MB/s (used)", Sha1MBps(base::Sha1BlocksShaNi));
     } else {
       std::printf(" (used: this CPU has no SHA extensions)");
     }

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "base/sha1.h"
 #include "bench/bench_util.h"
-#include "engine/sha1.h"
 #include "storage/corpus_merger.h"
 #include "storage/corpus_store.h"
 
@@ -169,7 +169,7 @@ Status MeasureText(uint64_t n, const std::string& text_dir, const std::string& p
   while (put < n && cutter.Next(&piece)) {
     const EntryMeta meta = gen.Meta(piece.size(), put);
     const auto* data = reinterpret_cast<const uint8_t*>(piece.data());
-    const std::string hash = engine::Sha1Hex(data, piece.size());
+    const std::string hash = base::Sha1Hex(data, piece.size());
     if ((*store)->HasEntry(hash)) continue;  // headers repeat: keep each piece once
     if (Status s = (*store)->PutEntry(hash, data, piece.size(), meta); !s.ok()) return s;
     ++put;
@@ -223,7 +223,7 @@ int Main(int argc, char** argv) {
       const std::string line = gen.Line();
       const EntryMeta meta = gen.Meta(line.size(), i);
       const auto* data = reinterpret_cast<const uint8_t*>(line.data());
-      const std::string hash = engine::Sha1Hex(data, line.size());
+      const std::string hash = base::Sha1Hex(data, line.size());
       const Clock::time_point p = Clock::now();
       gen_seconds += std::chrono::duration<double>(p - g).count();
       if (Status s = (*src)->PutEntry(hash, data, line.size(), meta); !s.ok()) return Fail(s);

@@ -23,9 +23,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,10 +41,10 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "base/clock.h"
 #include "bench/bench_util.h"
-#include "broker/curve_keys.h"
-#include "broker/zap_handler.h"
-#include "engine/clock.h"
+#include "net/curve_keys.h"
+#include "net/zap_handler.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_socket.h"
 
@@ -151,7 +151,7 @@ std::optional<Timing> RawCopy(const Workload& workload) {
     return std::nullopt;
   }
   // The same bytes as the stream: each record's header and name, then its data.
-  const uint64_t start = engine::MonotonicUs();
+  const uint64_t start = base::MonotonicUs();
   const double cpu_start = ProcessCpuSeconds();
   std::thread writer([&] {
     std::string header;
@@ -176,7 +176,7 @@ std::optional<Timing> RawCopy(const Workload& workload) {
     received += static_cast<uint64_t>(n);
   }
   writer.join();
-  const Timing timing{static_cast<double>(engine::MonotonicUs() - start) / 1e6,
+  const Timing timing{static_cast<double>(base::MonotonicUs() - start) / 1e6,
                       ProcessCpuSeconds() - cpu_start};
   close(in);
   if (received != workload.stream_bytes()) {
@@ -198,7 +198,7 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
   zmq::context_t server_context(1), client_context(1);
   zmq::socket_t server(server_context, zmq::socket_type::dealer);
   zmq::socket_t client(client_context, zmq::socket_type::dealer);
-  std::unique_ptr<broker::ZapHandler> zap;
+  std::unique_ptr<net::ZapHandler> zap;
   std::string keys_dir;
   const auto fail = [&](const std::string& what) -> std::optional<Timing> {
     std::fprintf(stderr, "transfer_bench: %s\n", what.c_str());
@@ -212,12 +212,12 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
     std::string tmpl = std::filesystem::temp_directory_path().string() + "/transfer-bench-XXXXXX";
     if (mkdtemp(tmpl.data()) == nullptr) return fail("cannot create a temporary directory");
     keys_dir = tmpl;
-    const broker::CurveKeyPair server_keys = broker::GenerateKeyPair().value();
-    const broker::CurveKeyPair client_keys = broker::GenerateKeyPair().value();
-    if (Status s = broker::WriteKeyPair(keys_dir + "/client", client_keys, false); !s.ok()) {
+    const net::CurveKeyPair server_keys = net::GenerateKeyPair().value();
+    const net::CurveKeyPair client_keys = net::GenerateKeyPair().value();
+    if (Status s = net::WriteKeyPair(keys_dir + "/client", client_keys, false); !s.ok()) {
       return fail(s.message());
     }
-    auto started = broker::ZapHandler::Start(server_context, keys_dir);
+    auto started = net::ZapHandler::Start(server_context, keys_dir);
     if (!started.ok()) return fail(started.status().message());
     zap = std::move(started.value());
     if (Status s = SetCurveServer(server, server_keys.secret_key); !s.ok()) {
@@ -232,7 +232,7 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
   StreamSocketOptions receiver_options = options;
   receiver_options.zap = zap.get();
 
-  const uint64_t start = engine::MonotonicUs();
+  const uint64_t start = base::MonotonicUs();
   const double cpu_start = ProcessCpuSeconds();
   std::optional<Result<TransferCounters>> sent;
   std::thread sender([&] {
@@ -247,7 +247,7 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
   Result<TransferCounters> received =
       ReceiveStream(server, StreamOpen{1, "bench", "", 0}, &sink, receiver_options);
   sender.join();
-  const Timing timing{static_cast<double>(engine::MonotonicUs() - start) / 1e6,
+  const Timing timing{static_cast<double>(base::MonotonicUs() - start) / 1e6,
                       ProcessCpuSeconds() - cpu_start};
   if (!keys_dir.empty()) std::filesystem::remove_all(keys_dir);
   if (!received.ok()) return fail("receiving: " + received.status().message());

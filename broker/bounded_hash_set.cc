@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::broker {
 
@@ -11,7 +11,7 @@ BoundedHashSet::BoundedHashSet(size_t capacity) : capacity_(capacity) {
   index_.reserve(std::min<size_t>(capacity, 1 << 16));
 }
 
-bool BoundedHashSet::Insert(const Hash& hash) {
+bool BoundedHashSet::Insert(const base::Digest& hash) {
   auto it = index_.find(hash);
   if (it != index_.end()) {
     order_.splice(order_.begin(), order_, it->second);
@@ -26,7 +26,7 @@ bool BoundedHashSet::Insert(const Hash& hash) {
   return true;
 }
 
-void BoundedHashSet::Erase(const Hash& hash) {
+void BoundedHashSet::Erase(const base::Digest& hash) {
   auto it = index_.find(hash);
   if (it == index_.end()) return;
   order_.erase(it->second);

@@ -13,6 +13,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "base/digest.h"
 #include "broker/cluster_message.h"
 
 namespace pollen::broker {
@@ -24,28 +25,19 @@ class BoundedHashSet {
 
   // Adds `hash` and returns true if it was absent; returns false and marks it most recently
   // used if it was present. Evicts the least recently used hash when full.
-  bool Insert(const Hash& hash);
+  bool Insert(const base::Digest& hash);
 
   // Removes `hash` if present.
-  void Erase(const Hash& hash);
+  void Erase(const base::Digest& hash);
 
-  bool Contains(const Hash& hash) const { return index_.count(hash) != 0; }
+  bool Contains(const base::Digest& hash) const { return index_.count(hash) != 0; }
   size_t size() const { return index_.size(); }
   size_t capacity() const { return capacity_; }
 
  private:
-  struct HashOfHash {
-    // A SHA-1 is uniformly distributed: its first 8 bytes are a good hash already.
-    size_t operator()(const Hash& h) const {
-      size_t v;
-      std::memcpy(&v, h.data(), sizeof(v));
-      return v;
-    }
-  };
-
   size_t capacity_;
-  std::list<Hash> order_;  // most recently used first
-  std::unordered_map<Hash, std::list<Hash>::iterator, HashOfHash> index_;
+  std::list<base::Digest> order_;  // most recently used first
+  std::unordered_map<base::Digest, std::list<base::Digest>::iterator, base::DigestHasher> index_;
 };
 
 }  // namespace pollen::broker

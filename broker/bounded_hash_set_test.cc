@@ -5,8 +5,8 @@
 namespace pollen::broker {
 namespace {
 
-Hash H(uint8_t n) {
-  Hash h{};
+base::Digest H(uint8_t n) {
+  base::Digest h{};
   h[0] = n;
   h[19] = static_cast<uint8_t>(n * 7);
   return h;
@@ -52,7 +52,7 @@ TEST(BoundedHashSetTest, EraseRemovesOneHashAndFreesItsPlace) {
 TEST(BoundedHashSetTest, SizeNeverExceedsCapacity) {
   BoundedHashSet set(100);
   for (int i = 0; i < 1000; i++) {
-    Hash h{};
+    base::Digest h{};
     h[0] = static_cast<uint8_t>(i);
     h[1] = static_cast<uint8_t>(i >> 8);
     set.Insert(h);

@@ -8,11 +8,11 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "broker/listen_endpoint.h"
+#include "base/clock.h"
 #include "broker/relay_header.h"
-#include "broker/socket_options.h"
-#include "broker/zap_handler.h"
-#include "engine/clock.h"
+#include "net/listen_endpoint.h"
+#include "net/socket_options.h"
+#include "net/zap_handler.h"
 
 namespace pollen::broker {
 namespace {
@@ -54,7 +54,7 @@ class BrokerImpl : public Broker {
 
   BrokerOptions options_;
   zmq::context_t context_;  // declared before the sockets: destroyed after them
-  std::unique_ptr<ZapHandler> zap_;
+  std::unique_ptr<net::ZapHandler> zap_;
   zmq::socket_t router_;
   std::string endpoint_;
   PeerTable peers_;
@@ -77,19 +77,20 @@ Status BrokerImpl::Start() {
         "no secret key: plain text must be asked for explicitly (--insecure-plaintext)");
   }
   try {
-    SetSharedSocketOptions(router_, options_.high_water_mark, options_.limits.max_message_bytes);
+    net::SetSharedSocketOptions(router_, options_.high_water_mark,
+                                options_.limits.max_message_bytes);
     // A full or gone peer is an error, not a silent drop.
     router_.set(zmq::sockopt::router_mandatory, 1);
     if (curve) {
-      auto zap = ZapHandler::Start(context_, options_.authorized_dir);
+      auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
       if (!zap.ok()) return zap.status();
       zap_ = std::move(zap.value());
-      SetCurveServer(router_, options_.secret_key);
+      net::SetCurveServer(router_, options_.secret_key);
     }
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot set up the broker socket: ") + e.what());
   }
-  if (Status port = CheckTcpPort(options_.listen); !port.ok()) return port;
+  if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
   try {
     router_.bind(options_.listen);
   } catch (const zmq::error_t& e) {
@@ -104,7 +105,7 @@ Status BrokerImpl::Start() {
 }
 
 void BrokerImpl::Run(const std::function<bool()>& should_stop) {
-  uint64_t last_expiry = engine::MonotonicMs(), last_status = last_expiry;
+  uint64_t last_expiry = base::MonotonicMs(), last_status = last_expiry;
   BrokerCounters before = counters_;
   while (!stop_.load() && !(should_stop && should_stop())) {
     zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
@@ -116,11 +117,11 @@ void BrokerImpl::Run(const std::function<bool()>& should_stop) {
         counters_.handshakes_accepted = zap_->accepted();
         counters_.handshakes_refused = zap_->refused();
       }
-      if (items[0].revents & ZMQ_POLLIN) ReceiveBatch(engine::MonotonicMs());
+      if (items[0].revents & ZMQ_POLLIN) ReceiveBatch(base::MonotonicMs());
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) spdlog::warn("broker: {}", e.what());
     }
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     if (now - last_expiry >= kExpiryIntervalMs) {
       peers_.Expire(now, options_.peer_timeout_ms);
       last_expiry = now;

@@ -14,10 +14,10 @@
 #include <memory>
 #include <string>
 
+#include "base/status.h"
 #include "broker/broker_stats.h"
 #include "broker/message_reader.h"
 #include "broker/peer_table.h"
-#include "engine/status.h"
 
 namespace pollen::broker {
 

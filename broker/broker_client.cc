@@ -4,13 +4,13 @@
 #include <random>
 #include <zmq.hpp>
 
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "broker/bounded_hash_set.h"
-#include "broker/connection_monitor.h"
 #include "broker/message_codec.h"
 #include "broker/relay_header.h"
-#include "broker/socket_options.h"
-#include "engine/clock.h"
-#include "engine/sha1.h"
+#include "net/connection_monitor.h"
+#include "net/socket_options.h"
 
 namespace pollen::broker {
 namespace {
@@ -22,7 +22,7 @@ constexpr size_t kCrashDedupCapacity = 1 << 14;
 
 uint64_t RandomSession() {
   std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ engine::MonotonicUs();
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ base::MonotonicUs();
 }
 
 class BrokerClientImpl : public BrokerClient {
@@ -41,8 +41,8 @@ class BrokerClientImpl : public BrokerClient {
   Status Publish(MessageBody body, const std::string& to_node) override;
   size_t Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) override;
   void SetNodeStats(const NodeStats& stats) override { node_stats_ = stats; }
-  std::vector<Hash> Unseen(const std::vector<Hash>& hashes) const override;
-  void Forget(const Hash& hash) override { seen_inputs_.Erase(hash); }
+  std::vector<base::Digest> Unseen(const std::vector<base::Digest>& hashes) const override;
+  void Forget(const base::Digest& hash) override { seen_inputs_.Erase(hash); }
   ClientStats stats() const override {
     ClientStats s = stats_;
     s.connected = monitor_.connected();
@@ -65,7 +65,7 @@ class BrokerClientImpl : public BrokerClient {
   ClientOptions options_;
   zmq::context_t context_;  // declared before the sockets: destroyed after them
   zmq::socket_t dealer_;
-  ConnectionMonitor monitor_;
+  net::ConnectionMonitor monitor_;
   MessageReader reader_;
   const uint64_t session_;
   uint64_t seq_ = 0;
@@ -93,17 +93,18 @@ Status BrokerClientImpl::Connect() {
     return Status::Error("CURVE needs the broker's public key");
   }
   try {
-    SetSharedSocketOptions(dealer_, options_.high_water_mark, options_.limits.max_message_bytes);
+    net::SetSharedSocketOptions(dealer_, options_.high_water_mark,
+                                options_.limits.max_message_bytes);
     dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
     dealer_.set(zmq::sockopt::reconnect_ivl_max, kReconnectMaxMs);
     if (curve) {
-      SetCurveClient(dealer_, options_.keys, options_.broker_public_key);
+      net::SetCurveClient(dealer_, options_.keys, options_.broker_public_key);
     }
     dealer_.connect(options_.broker);
   } catch (const zmq::error_t& e) {
     return Status::Error("cannot connect to the broker at " + options_.broker + ": " + e.what());
   }
-  SendHeartbeat(engine::MonotonicMs());  // queued: it goes out with the first connection
+  SendHeartbeat(base::MonotonicMs());  // queued: it goes out with the first connection
   return Status::Ok();
 }
 
@@ -138,7 +139,7 @@ Status BrokerClientImpl::Publish(MessageBody body, const std::string& to_node) {
                          " hashes");
   }
   const NewInput* input = std::get_if<NewInput>(&body);
-  std::optional<Hash> hash;
+  std::optional<base::Digest> hash;
   if (input != nullptr) hash = input->hash;
   if (hash && to_node.empty() && seen_inputs_.Contains(*hash)) {
     stats_.drops.Add(DropReason::kDuplicate);
@@ -163,7 +164,7 @@ void BrokerClientImpl::SendHeartbeat(uint64_t now_ms) {
 }
 
 void BrokerClientImpl::FollowConnection(uint64_t now_ms) {
-  ConnectionMonitor::Events events = monitor_.Drain();
+  net::ConnectionMonitor::Events events = monitor_.Drain();
   stats_.connects += events.handshakes;
   stats_.disconnects += events.disconnects;
   stats_.auth_failures += events.auth_failures;
@@ -202,10 +203,10 @@ void BrokerClientImpl::RetryRefused(uint64_t now_ms) {
 }
 
 size_t BrokerClientImpl::Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) {
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
   size_t appended = 0;
   while (true) {
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     FollowConnection(now);
     appended += ReceiveWaiting(out, max - appended);
     if (appended > 0 || appended == max || now >= deadline) return appended;
@@ -272,19 +273,19 @@ std::optional<DropReason> BrokerClientImpl::Accept(const zmq::message_t& header_
   if (h.origin == options_.node_id) return DropReason::kBadOrigin;
   if (!h.to_node.empty() && h.to_node != options_.node_id) return DropReason::kUnknownNode;
   if (auto* in = std::get_if<NewInput>(&message->body)) {
-    if (engine::Sha1(in->bytes.data(), in->bytes.size()) != in->hash) return DropReason::kBadHash;
+    if (base::Sha1(in->bytes.data(), in->bytes.size()) != in->hash) return DropReason::kBadHash;
     if (!seen_inputs_.Insert(in->hash)) return DropReason::kDuplicate;
   } else if (auto* crash = std::get_if<CrashReport>(&message->body)) {
-    Hash key = engine::Sha1(reinterpret_cast<const uint8_t*>(crash->signature.data()),
-                            crash->signature.size());
+    base::Digest key = base::Sha1(reinterpret_cast<const uint8_t*>(crash->signature.data()),
+                                  crash->signature.size());
     if (!seen_crashes_.Insert(key)) return DropReason::kDuplicate;
   }
   return std::nullopt;
 }
 
-std::vector<Hash> BrokerClientImpl::Unseen(const std::vector<Hash>& hashes) const {
-  std::vector<Hash> unseen;
-  for (const Hash& h : hashes) {
+std::vector<base::Digest> BrokerClientImpl::Unseen(const std::vector<base::Digest>& hashes) const {
+  std::vector<base::Digest> unseen;
+  for (const base::Digest& h : hashes) {
     if (!seen_inputs_.Contains(h)) unseen.push_back(h);
   }
   return unseen;

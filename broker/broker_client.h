@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "broker/cluster_message.h"
-#include "broker/curve_keys.h"
 #include "broker/drop_reason.h"
 #include "broker/message_reader.h"
-#include "engine/status.h"
+#include "net/curve_keys.h"
 
 namespace pollen::broker {
 
@@ -30,7 +30,7 @@ struct ClientOptions {
   Campaign campaign;
   std::string node_id;  // unique in the cluster
   // CURVE: this node's key pair and the broker's public key (Z85). All empty: plain text.
-  CurveKeyPair keys;
+  net::CurveKeyPair keys;
   std::string broker_public_key;
 
   MessageLimits limits;
@@ -79,11 +79,11 @@ class BrokerClient {
 
   // Those of `hashes` this client has neither sent nor received (as far as its dedup set
   // remembers): what to ask for after a digest, if the corpus lacks them too.
-  virtual std::vector<Hash> Unseen(const std::vector<Hash>& hashes) const = 0;
+  virtual std::vector<base::Digest> Unseen(const std::vector<base::Digest>& hashes) const = 0;
 
   // Forgets that the input `hash` was received: the node could not take it (its queue of
   // inputs to run was full), so the next digest that lists it asks for it again.
-  virtual void Forget(const Hash& hash) = 0;
+  virtual void Forget(const base::Digest& hash) = 0;
 
   virtual ClientStats stats() const = 0;
 };

@@ -7,7 +7,7 @@
 
 #include "broker/broker_client.h"
 #include "broker/broker_test_util.h"
-#include "broker/curve_keys.h"
+#include "net/curve_keys.h"
 #include "tests/test_util.h"
 
 namespace pollen::broker {
@@ -38,7 +38,7 @@ std::vector<std::string> BrokerArgs(const std::vector<std::string>& flags) {
 // the nodes' .key files beside it.
 struct KeysDir {
   std::string dir;
-  std::vector<CurveKeyPair> nodes;
+  std::vector<net::CurveKeyPair> nodes;
   std::string broker_public_key;
 };
 
@@ -50,9 +50,9 @@ KeysDir MakeKeysWithKeygen(int nodes) {
   for (int i = 0; i < nodes; i++) {
     std::string prefix = k.dir + "/authorized/node-" + std::to_string(i);
     EXPECT_EQ(Pollen({"keygen", prefix}).exit_code, 0);
-    k.nodes.push_back(ReadSecretKey(prefix + ".key").value());
+    k.nodes.push_back(net::ReadSecretKey(prefix + ".key").value());
   }
-  k.broker_public_key = ReadPublicKey(k.dir + "/broker.pub").value();
+  k.broker_public_key = net::ReadPublicKey(k.dir + "/broker.pub").value();
   return k;
 }
 
@@ -90,16 +90,16 @@ TEST(BrokerProcessTest, KeygenWritesAPrivateSecretAndAPublicKey) {
   struct stat st;
   ASSERT_EQ(stat((dir + "/node.key").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  auto pair = ReadSecretKey(dir + "/node.key");
+  auto pair = net::ReadSecretKey(dir + "/node.key");
   ASSERT_TRUE(pair.ok());
-  EXPECT_EQ(ReadPublicKey(dir + "/node.pub").value(), pair->public_key);
+  EXPECT_EQ(net::ReadPublicKey(dir + "/node.pub").value(), pair->public_key);
   EXPECT_THAT(r.output, HasSubstr(pair->public_key));
 
   r = Pollen({"keygen", dir + "/node"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.output, HasSubstr("already exists (use --force"));
   EXPECT_EQ(Pollen({"keygen", dir + "/node", "--force"}).exit_code, 0);
-  EXPECT_NE(ReadSecretKey(dir + "/node.key")->secret_key, pair->secret_key);
+  EXPECT_NE(net::ReadSecretKey(dir + "/node.key")->secret_key, pair->secret_key);
   r = Pollen({"keygen"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.output, HasSubstr("needs one PREFIX"));
@@ -162,7 +162,7 @@ TEST(BrokerProcessTest, StatusLineCountsNodesAndRefusals) {
   std::string endpoint = "tcp://127.0.0.1:" + std::to_string(port);
   TestNode a(NodeOptions(endpoint, "a", TestCampaign(), keys.nodes[0], keys.broker_public_key));
   TestNode b(NodeOptions(endpoint, "b", TestCampaign(), keys.nodes[1], keys.broker_public_key));
-  TestNode intruder(NodeOptions(endpoint, "x", TestCampaign(), GenerateKeyPair().value(),
+  TestNode intruder(NodeOptions(endpoint, "x", TestCampaign(), net::GenerateKeyPair().value(),
                                 keys.broker_public_key));
   ASSERT_TRUE(a.client->Publish(MakeInput("hello")).ok());
   ASSERT_TRUE(WaitForOutputPolling(broker, "nodes 2 campaigns 1", {&a, &b, &intruder}))

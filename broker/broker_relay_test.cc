@@ -104,7 +104,7 @@ TEST_F(BrokerRelayTest, ALateNodeRecoversWhatItMissedThroughTheDigest) {
   ASSERT_TRUE(a->client->Publish(CorpusDigest{1, 0, {early.hash}}).ok());
   ASSERT_TRUE(PollUntil(all, [&] { return c->Count(MessageKind::kDigest) > 0; }));
   const auto& digest = std::get<CorpusDigest>(c->inbox.back().body);
-  std::vector<Hash> missing = c->client->Unseen(digest.hashes);
+  std::vector<base::Digest> missing = c->client->Unseen(digest.hashes);
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_TRUE(b->client->Unseen(digest.hashes).empty());
   ASSERT_TRUE(c->client->Publish(MissingRequest{missing}, "a").ok());

@@ -48,7 +48,7 @@ TEST_F(BrokerSecurityTest, ANodeWithoutAnAuthorisedKeyIsRefused) {
   Start(keys_.Options());
   auto a = Node(0, "a"), b = Node(1, "b");
   TestNode intruder(NodeOptions((*broker_)->endpoint(), "intruder", TestCampaign(),
-                                GenerateKeyPair().value(), keys_.broker.public_key));
+                                net::GenerateKeyPair().value(), keys_.broker.public_key));
   std::vector<TestNode*> all = {a.get(), b.get(), &intruder};
   ASSERT_TRUE(WaitForBroker(**broker_, all, [](const BrokerStatus& s) {
     return s.nodes == 2 && s.totals.handshakes_refused > 0;
@@ -69,7 +69,7 @@ TEST_F(BrokerSecurityTest, ANodeWithoutAnAuthorisedKeyIsRefused) {
 TEST_F(BrokerSecurityTest, ARefusedNodeGetsInOnceItsKeyIsAuthorised) {
   Start(keys_.Options());
   auto a = Node(0, "a");
-  const CurveKeyPair late_keys = GenerateKeyPair().value();
+  const net::CurveKeyPair late_keys = net::GenerateKeyPair().value();
   ClientOptions late_options = NodeOptions((*broker_)->endpoint(), "late", TestCampaign(),
                                            late_keys, keys_.broker.public_key);
   late_options.refused_retry_ms = 100;
@@ -78,7 +78,7 @@ TEST_F(BrokerSecurityTest, ARefusedNodeGetsInOnceItsKeyIsAuthorised) {
   ASSERT_TRUE(PollUntil(all, [&] { return late.client->stats().auth_failures > 0; }));
   EXPECT_FALSE(late.client->stats().connected);
 
-  ASSERT_TRUE(WriteKeyPair(keys_.dir + "/authorized/late", late_keys, false).ok());
+  ASSERT_TRUE(net::WriteKeyPair(keys_.dir + "/authorized/late", late_keys, false).ok());
   ASSERT_TRUE(PollUntil(all, [&] { return late.client->stats().connected; }));
   ASSERT_TRUE(WaitForBroker(**broker_, all, [](const BrokerStatus& s) { return s.nodes == 2; }));
   ExpectRelayWorks(a.get(), &late, "to the late node");
@@ -90,7 +90,7 @@ TEST_F(BrokerSecurityTest, WrongBrokerKeyOrPlainTextGetsNothing) {
   Start(keys_.Options());
   auto a = Node(0, "a"), b = Node(1, "b");
   TestNode wrong_server_key(NodeOptions((*broker_)->endpoint(), "w", TestCampaign(), keys_.nodes[2],
-                                        GenerateKeyPair()->public_key));
+                                        net::GenerateKeyPair()->public_key));
   TestNode plain(NodeOptions((*broker_)->endpoint(), "p"));
   std::vector<TestNode*> all = {a.get(), b.get(), &wrong_server_key, &plain};
   ASSERT_TRUE(WaitForBroker(**broker_, all, [](const BrokerStatus& s) { return s.nodes == 2; }));

@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "broker/broker.h"
 #include "broker/broker_client.h"
 #include "broker/cluster_message.h"
-#include "broker/curve_keys.h"
-#include "engine/clock.h"
-#include "engine/sha1.h"
+#include "net/curve_keys.h"
 #include "tests/test_util.h"
 
 namespace pollen::broker::testing {
@@ -27,7 +27,7 @@ inline Campaign TestCampaign(const std::string& build_id = "build-1") {
 inline NewInput MakeInput(const std::string& text, std::vector<uint32_t> features = {8, 17, 4096}) {
   NewInput in;
   in.bytes.assign(text.begin(), text.end());
-  in.hash = engine::Sha1(in.bytes.data(), in.bytes.size());
+  in.hash = base::Sha1(in.bytes.data(), in.bytes.size());
   in.features = std::move(features);
   return in;
 }
@@ -41,19 +41,19 @@ inline ClusterMessage MakeMessage(MessageBody body = MakeInput("hello"),
 // `pollen broker --keys` expects: broker.key, broker.pub, authorized/node-N.pub.
 struct CurveSetup {
   std::string dir;
-  CurveKeyPair broker;
-  std::vector<CurveKeyPair> nodes;
+  net::CurveKeyPair broker;
+  std::vector<net::CurveKeyPair> nodes;
 
   static CurveSetup Make(int nodes) {
     CurveSetup s;
     s.dir = ::pollen::testing::MakeTempDir();
-    s.broker = GenerateKeyPair().value();
-    if (!WriteKeyPair(s.dir + "/broker", s.broker, false).ok()) std::abort();
+    s.broker = net::GenerateKeyPair().value();
+    if (!net::WriteKeyPair(s.dir + "/broker", s.broker, false).ok()) std::abort();
     ::mkdir((s.dir + "/authorized").c_str(), 0755);
     for (int i = 0; i < nodes; i++) {
-      s.nodes.push_back(GenerateKeyPair().value());
+      s.nodes.push_back(net::GenerateKeyPair().value());
       std::string prefix = s.dir + "/authorized/node-" + std::to_string(i);
-      if (!WriteKeyPair(prefix, s.nodes.back(), false).ok()) std::abort();
+      if (!net::WriteKeyPair(prefix, s.nodes.back(), false).ok()) std::abort();
     }
     return s;
   }
@@ -77,7 +77,7 @@ inline BrokerOptions PlaintextOptions(const std::string& listen = "tcp://127.0.0
 // Options of a client for `node_id`; CURVE when `keys` has a secret key.
 inline ClientOptions NodeOptions(const std::string& endpoint, const std::string& node_id,
                                  const Campaign& campaign = TestCampaign(),
-                                 const CurveKeyPair& keys = {},
+                                 const net::CurveKeyPair& keys = {},
                                  const std::string& broker_public_key = "") {
   ClientOptions options;
   options.broker = endpoint;
@@ -132,11 +132,11 @@ struct TestNode {
 // Polls every node until done() holds (true) or timeout_ms passes (false).
 inline bool PollUntil(const std::vector<TestNode*>& nodes, const std::function<bool()>& done,
                       int timeout_ms = 10000) {
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_ms);
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_ms);
   while (true) {
     for (TestNode* node : nodes) node->client->Poll(nodes.size() > 1 ? 1 : 5, &node->inbox);
     if (done()) return true;
-    if (engine::MonotonicMs() > deadline) return false;
+    if (base::MonotonicMs() > deadline) return false;
   }
 }
 

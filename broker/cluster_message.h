@@ -11,11 +11,12 @@
 #include <variant>
 #include <vector>
 
+#include "base/digest.h"
+
 namespace pollen::broker {
 
-// A content hash: the SHA-1 of an input (engine/sha1.h), the corpus key everywhere.
-using Hash = std::array<uint8_t, 20>;
-inline constexpr size_t kHashSize = 20;
+// A content hash is a base::Digest (base/digest.h), the corpus key everywhere.
+inline constexpr size_t kHashSize = sizeof(base::Digest);
 
 // The topic. Nodes exchange messages only within one campaign.
 struct Campaign {
@@ -37,7 +38,7 @@ struct MessageHeader {
 };
 
 struct NewInput {
-  Hash hash{};
+  base::Digest hash{};
   std::vector<uint8_t> bytes;
   std::vector<uint32_t> features;  // ascending
 };
@@ -50,7 +51,7 @@ struct CoverageDelta {
 struct CrashReport {
   std::string signature;
   std::string kind;
-  Hash input_hash{};
+  base::Digest input_hash{};
   std::vector<uint8_t> input;  // may be empty (too large to send)
 };
 
@@ -68,11 +69,11 @@ struct NodeStats {
 struct CorpusDigest {
   uint64_t corpus_size = 0;
   uint64_t first_index = 0;
-  std::vector<Hash> hashes;  // ascending
+  std::vector<base::Digest> hashes;  // ascending
 };
 
 struct MissingRequest {
-  std::vector<Hash> hashes;
+  std::vector<base::Digest> hashes;
 };
 
 // Exactly one body per message; the body's type is the message's kind (NodeStats: heartbeat).

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "broker/feature_codec.h"
+#include "net/feature_codec.h"
 
 namespace pollen::broker {
 namespace {
@@ -14,11 +14,11 @@ capnp::Data::Reader AsData(const std::vector<uint8_t>& bytes) {
   return capnp::Data::Reader(bytes.data(), bytes.size());
 }
 
-capnp::Data::Reader AsData(const Hash& hash) {
+capnp::Data::Reader AsData(const base::Digest& hash) {
   return capnp::Data::Reader(hash.data(), hash.size());
 }
 
-std::vector<uint8_t> ConcatHashes(const std::vector<Hash>& hashes) {
+std::vector<uint8_t> ConcatHashes(const std::vector<base::Digest>& hashes) {
   std::vector<uint8_t> out(hashes.size() * kHashSize);
   for (size_t i = 0; i < hashes.size(); i++) {
     std::memcpy(&out[i * kHashSize], hashes[i].data(), kHashSize);
@@ -26,8 +26,8 @@ std::vector<uint8_t> ConcatHashes(const std::vector<Hash>& hashes) {
   return out;
 }
 
-std::vector<Hash> SplitHashes(capnp::Data::Reader data) {
-  std::vector<Hash> out(data.size() / kHashSize);
+std::vector<base::Digest> SplitHashes(capnp::Data::Reader data) {
+  std::vector<base::Digest> out(data.size() / kHashSize);
   for (size_t i = 0; i < out.size(); i++) {
     std::memcpy(out[i].data(), data.begin() + i * kHashSize, kHashSize);
   }
@@ -40,7 +40,7 @@ std::string String(capnp::Text::Reader text) { return {text.begin(), text.size()
 
 std::vector<uint32_t> Features(capnp::Data::Reader data, size_t max) {
   std::vector<uint32_t> out;
-  DecodeFeatures(data.begin(), data.size(), max, &out);  // validated by MessageReader
+  net::DecodeFeatures(data.begin(), data.size(), max, &out);  // validated by MessageReader
   return out;
 }
 
@@ -51,11 +51,11 @@ void EncodeBody(const ClusterMessage& message, schema::ClusterMessage::Builder m
       auto b = m.initNewInput();
       b.setHash(AsData(in.hash));
       b.setBytes(AsData(in.bytes));
-      b.setFeatures(AsData(EncodeFeatures(in.features)));
+      b.setFeatures(AsData(net::EncodeFeatures(in.features)));
     }
     void operator()(const CoverageDelta& delta) {
       auto b = m.initCoverageDelta();
-      b.setFeatures(AsData(EncodeFeatures(delta.features)));
+      b.setFeatures(AsData(net::EncodeFeatures(delta.features)));
       b.setTotalFeatures(delta.total_features);
     }
     void operator()(const CrashReport& crash) {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "broker/broker_test_util.h"
-#include "broker/feature_codec.h"
+#include "net/feature_codec.h"
 
 namespace pollen::broker {
 namespace {
@@ -38,7 +38,8 @@ std::vector<uint8_t> Build(const std::function<void(schema::ClusterMessage::Buil
 }
 
 TEST(MessageCodecTest, EveryKindRoundTrips) {
-  Hash h1 = engine::Sha1(reinterpret_cast<const uint8_t*>("a"), 1), h2 = engine::Sha1(nullptr, 0);
+  base::Digest h1 = base::Sha1(reinterpret_cast<const uint8_t*>("a"), 1),
+               h2 = base::Sha1(nullptr, 0);
   std::vector<MessageBody> bodies = {
       MakeInput("some bytes", {3, 1, 2}),
       CoverageDelta{{9, 10, 70000}, 1234},
@@ -67,7 +68,7 @@ TEST(MessageCodecTest, EveryKindRoundTrips) {
   EXPECT_EQ(in.hash, MakeInput("xyz").hash);
   ASSERT_EQ(Decode(EncodeMessage(MakeMessage(CorpusDigest{100, 40, {h1, h2}})), &got),
             std::nullopt);
-  EXPECT_EQ(std::get<CorpusDigest>(got.body).hashes, (std::vector<Hash>{h1, h2}));
+  EXPECT_EQ(std::get<CorpusDigest>(got.body).hashes, (std::vector<base::Digest>{h1, h2}));
   EXPECT_EQ(std::get<CorpusDigest>(got.body).first_index, 40u);
   ASSERT_EQ(Decode(EncodeMessage(MakeMessage(NodeStats{1, 2, 3, 4, 5, 6, 7, 8})), &got),
             std::nullopt);
@@ -90,7 +91,7 @@ TEST(MessageCodecTest, ReaderGivesRoutingInfoAndDedupKeys) {
 
   bytes = EncodeMessage(MakeMessage(CrashReport{"SEGV in f", "SEGV", {}, {}}));
   ASSERT_EQ(reader.Read(bytes.data(), bytes.size(), &info), std::nullopt);
-  EXPECT_EQ(info.dedup_key, engine::Sha1(reinterpret_cast<const uint8_t*>("SEGV in f"), 9));
+  EXPECT_EQ(info.dedup_key, base::Sha1(reinterpret_cast<const uint8_t*>("SEGV in f"), 9));
 
   bytes = EncodeMessage(MakeMessage(CoverageDelta{{1}, 1}));
   ASSERT_EQ(reader.Read(bytes.data(), bytes.size(), &info), std::nullopt);
@@ -174,7 +175,7 @@ TEST(MessageCodecTest, FieldsOutOfBoundsAreMalformed) {
         m.initNewInput().setHash(capnp::Data::Reader(reinterpret_cast<const uint8_t*>("short"), 5));
       },
       [](auto m) {
-        Hash h{};
+        base::Digest h{};
         auto in = m.initNewInput();
         in.setHash(capnp::Data::Reader(h.data(), h.size()));
         uint8_t bad_features[] = {5, 0};  // a zero difference

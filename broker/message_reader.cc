@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "broker/feature_codec.h"
-#include "engine/sha1.h"
-#include "engine/status.h"
+#include "base/sha1.h"
+#include "base/status.h"
+#include "net/feature_codec.h"
 
 namespace pollen::broker {
 namespace {
@@ -24,11 +24,11 @@ bool HashesOk(capnp::Data::Reader data, size_t min, size_t max) {
 }
 
 bool FeaturesOk(capnp::Data::Reader data, size_t max) {
-  return DecodeFeatures(data.begin(), data.size(), max, nullptr);
+  return net::DecodeFeatures(data.begin(), data.size(), max, nullptr);
 }
 
-Hash ToHash(capnp::Data::Reader data) {
-  Hash h;
+base::Digest ToHash(capnp::Data::Reader data) {
+  base::Digest h;
   std::memcpy(h.data(), data.begin(), kHashSize);
   return h;
 }
@@ -110,7 +110,7 @@ std::optional<DropReason> MessageReader::Validate(MessageInfo* info) {
       }
       info->kind = MessageKind::kCrash;
       info->dedup_key =
-          engine::Sha1(reinterpret_cast<const uint8_t*>(signature.begin()), signature.size());
+          base::Sha1(reinterpret_cast<const uint8_t*>(signature.begin()), signature.size());
       return std::nullopt;
     }
     case schema::ClusterMessage::HEARTBEAT:

@@ -41,7 +41,7 @@ struct MessageInfo {
   uint64_t session = 0;
   uint64_t seq = 0;
   // For a new input: its hash; for a crash: the SHA-1 of its signature. Otherwise unset.
-  std::optional<Hash> dedup_key;
+  std::optional<base::Digest> dedup_key;
 };
 
 class MessageReader {

@@ -46,13 +46,13 @@ TEST(PeerTableTest, AReconnectedNodeReplacesItsOldConnection) {
   Peer* old_peer = nullptr;
   ASSERT_EQ(table.Admit("r1", Info("a"), "", 0, &old_peer), std::nullopt);
   old_peer->deliveries = 57;
-  table.CampaignOf(*old_peer).inputs.Insert(Hash{1});
+  table.CampaignOf(*old_peer).inputs.Insert(base::Digest{1});
   Peer* new_peer = nullptr;
   ASSERT_EQ(table.Admit("r2", Info("a"), "", 10, &new_peer), std::nullopt);
   EXPECT_EQ(table.peers(), 1u);
   EXPECT_EQ(new_peer->routing_id, "r2");
   EXPECT_EQ(new_peer->deliveries, 57u);                               // numbering goes on
-  EXPECT_TRUE(table.CampaignOf(*new_peer).inputs.Contains(Hash{1}));  // dedup state kept
+  EXPECT_TRUE(table.CampaignOf(*new_peer).inputs.Contains(base::Digest{1}));  // dedup state kept
   EXPECT_EQ(table.FindNode(*new_peer, "a"), new_peer);
 }
 

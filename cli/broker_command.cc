@@ -6,11 +6,11 @@
 
 #include "broker/broker.h"
 #include "broker/broker_metrics.h"
-#include "broker/curve_keys.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/ops_http.h"
 #include "cli/target_setup.h"
+#include "net/curve_keys.h"
 #include "node/interrupt.h"
 #include "ops/loop_watch.h"
 
@@ -55,15 +55,15 @@ struct BrokerFlags {
 // Fills the CURVE part of `options` from a keys directory.
 Status LoadKeys(const std::string& dir, broker::BrokerOptions* options) {
   std::string key_file = dir + "/broker.key";
-  auto keys = broker::ReadSecretKey(key_file);
+  auto keys = net::ReadSecretKey(key_file);
   if (!keys.ok()) {
     return Status::Error(keys.status().message() + " (make it with: pollen keygen " + dir +
                          "/broker)");
   }
-  broker::WarnIfKeyExposed(key_file);
+  net::WarnIfKeyExposed(key_file);
   options->secret_key = keys->secret_key;
   options->authorized_dir = dir + "/authorized";
-  auto authorized = broker::ReadAuthorizedKeys(options->authorized_dir);
+  auto authorized = net::ReadAuthorizedKeys(options->authorized_dir);
   if (!authorized.ok()) {
     return Status::Error(authorized.status().message() + " (put each node's .pub file in it)");
   }

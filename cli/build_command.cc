@@ -9,8 +9,8 @@
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
-#include "controller/safe_name.h"
-#include "controller/stream_client.h"
+#include "controller/client/safe_name.h"
+#include "controller/client/stream_client.h"
 #include "node/worker_launcher.h"
 
 namespace pollen::cli {

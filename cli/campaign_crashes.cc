@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "node/artifacts.h"
 #include "node/failure.h"
 

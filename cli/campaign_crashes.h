@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "controller/client_queries.h"
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/client_queries.h"
+#include "controller/client/controller_client.h"
 
 namespace pollen::cli {
 

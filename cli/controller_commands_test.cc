@@ -5,15 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "base/sha1.h"
 #include "cli/commands.h"
 #include "cli/target_setup.h"
 #include "controller/controller_test_util.h"
-#include "engine/sha1.h"
 #include "tests/test_util.h"
 
 namespace pollen::cli {
@@ -146,7 +145,7 @@ TEST_F(ControllerCommandsTest, ACrashFromTwoNodesIsListedOnceWithCountTwoAndPull
   const std::string out = data_.path() + "/pulled";
   Outcome pull = Invoke(CrashesCommand, With({"pull", "shallow", "5eed", "--out=" + out}));
   ASSERT_EQ(pull.code, 0) << pull.err;
-  const std::string hex = engine::Sha1Hex(reinterpret_cast<const uint8_t*>("HI!"), 3);
+  const std::string hex = base::Sha1Hex(reinterpret_cast<const uint8_t*>("HI!"), 3);
   EXPECT_EQ(::pollen::testing::ReadFile(out + "/crash-" + hex), "HI!");
   EXPECT_THAT(::pollen::testing::ReadFile(out + "/crash-" + hex + ".txt"), HasSubstr("SEGV"));
 }

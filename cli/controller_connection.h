@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "base/status.h"
 #include "cli/flag_parser.h"
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "controller/client/controller_client.h"
 
 namespace pollen::cli {
 
@@ -36,7 +36,7 @@ void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags);
 extern const char kControllerFlagsHelp[];
 
 // Checks the flags and reads the key files: the options a ControllerClient or a stream
-// (controller/stream_client.h) takes. Errors say which flag or file is wrong.
+// (controller/client/stream_client.h) takes. Errors say which flag or file is wrong.
 Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
     const ControllerConnectionFlags& flags);
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/clock.h"
 #include "cli/commands.h"
 #include "cli/target_setup.h"
-#include "engine/clock.h"
 #include "storage/store_inspect.h"
 
 namespace pollen::cli {
@@ -80,10 +80,10 @@ int ParseSubcommand(FlagParser& parser, int argc, char** argv, const char* help_
   return -1;
 }
 
-Progress::Progress(std::string what) : what_(std::move(what)), start_ms_(engine::MonotonicMs()) {}
+Progress::Progress(std::string what) : what_(std::move(what)), start_ms_(base::MonotonicMs()) {}
 
 void Progress::Update(std::string_view phase, uint64_t done, uint64_t total) {
-  const uint64_t now = engine::MonotonicMs();
+  const uint64_t now = base::MonotonicMs();
   if (now - start_ms_ < 1000) return;
   const bool tty = isatty(2);
   const uint64_t tenth = total ? done * 10 / total : 0;

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "cli/flag_parser.h"
-#include "engine/status.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::cli {

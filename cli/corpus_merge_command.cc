@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/clock.h"
 #include "cli/commands.h"
 #include "cli/corpus_common.h"
 #include "cli/target_setup.h"
@@ -54,9 +55,7 @@ int MergeCommand(int argc, char** argv) {
 
   Progress progress("merge");
   storage::MergeOptions options;
-  options.now_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  options.now_unix_ms = base::UnixMs();
   options.progress = [&](uint64_t done, uint64_t total, storage::MergePhase phase) {
     progress.Update(storage::MergePhaseName(phase), done, total);
   };

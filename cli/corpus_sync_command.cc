@@ -19,8 +19,8 @@
 #include "cli/flag_parser.h"
 #include "cli/store_records.h"
 #include "cli/target_setup.h"
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "node/interrupt.h"
 #include "transfer/directory_records.h"
 

@@ -3,10 +3,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "cli/commands.h"
 #include "cli/corpus_common.h"
 #include "cli/target_setup.h"
-#include "engine/sha1.h"
 #include "storage/corpus_formats.h"
 
 namespace pollen::cli {
@@ -16,12 +17,6 @@ namespace {
 Result<storage::CorpusFormat> FormatFor(const std::string& flag, const std::string& dir) {
   if (flag.empty() || flag == "auto") return storage::DetectCorpusFormat(dir);
   return storage::ParseCorpusFormat(flag);
-}
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -51,23 +46,24 @@ int ImportCommand(int argc, char** argv) {
     const std::string& dir = positional[i];
     auto fmt = FormatFor(format, dir);
     if (!fmt.ok()) return UsageError(fmt.status().message());
-    Status st = storage::ReadCorpusDir(dir, fmt.value(), [&](std::string_view, std::vector<uint8_t> data) {
-      std::string hash = engine::Sha1Hex(data.data(), data.size());
-      if (store.value()->HasEntry(hash)) {
-        present++;
-      } else {
-        storage::EntryMeta meta;
-        meta.size = data.size();
-        meta.origin = "import:" + dir;
-        meta.first_seen_unix_ms = UnixMs();
-        Status put = store.value()->PutEntry(hash, data.data(), data.size(), meta);
-        if (!put.ok()) return put;
-        added++;
-        bytes += data.size();
-      }
-      progress.Update(dir, added + present, 0);
-      return Status::Ok();
-    });
+    Status st =
+        storage::ReadCorpusDir(dir, fmt.value(), [&](std::string_view, std::vector<uint8_t> data) {
+          std::string hash = base::Sha1Hex(data.data(), data.size());
+          if (store.value()->HasEntry(hash)) {
+            present++;
+          } else {
+            storage::EntryMeta meta;
+            meta.size = data.size();
+            meta.origin = "import:" + dir;
+            meta.first_seen_unix_ms = base::UnixMs();
+            Status put = store.value()->PutEntry(hash, data.data(), data.size(), meta);
+            if (!put.ok()) return put;
+            added++;
+            bytes += data.size();
+          }
+          progress.Update(dir, added + present, 0);
+          return Status::Ok();
+        });
     if (!st.ok()) {
       progress.Finish();
       return UsageError(st.message());

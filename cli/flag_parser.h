@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "node/fuzz_options.h"
 
 namespace pollen::cli {

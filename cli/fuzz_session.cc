@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/sha1.h"
 #include "cli/commands.h"
 #include "cli/target_setup.h"
 #include "engine/embedded_dictionary.h"
-#include "engine/sha1.h"
 #include "node/artifacts.h"
 #include "node/coordinator.h"
 #include "node/interrupt.h"
@@ -79,7 +79,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   Status loaded = corpus.Load(trust_features, &known, &to_execute);
   if (!loaded.ok()) return UsageError(loaded.message());
   for (auto& s : seeds) {
-    if (!corpus.Contains(engine::Sha1Hex(s.data(), s.size()))) to_execute.push_back(std::move(s));
+    if (!corpus.Contains(base::Sha1Hex(s.data(), s.size()))) to_execute.push_back(std::move(s));
   }
 
   std::unique_ptr<node::CoordinatorObserver> observer;

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "base/status.h"
 #include "cli/flag_parser.h"
-#include "engine/status.h"
 #include "node/coordinator_observer.h"
 #include "node/fuzz_options.h"
 #include "node/worker_launcher.h"

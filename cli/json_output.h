@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::cli {

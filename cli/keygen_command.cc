@@ -1,10 +1,10 @@
 // pollen keygen PREFIX
 #include <cstdio>
 
-#include "broker/curve_keys.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
+#include "net/curve_keys.h"
 
 namespace pollen::cli {
 namespace {
@@ -36,10 +36,10 @@ int KeygenCommand(int argc, char** argv) {
   if (positional.size() != 1) {
     return UsageError("pollen keygen needs one PREFIX (see pollen keygen --help)");
   }
-  auto keys = broker::GenerateKeyPair();
+  auto keys = net::GenerateKeyPair();
   if (!keys.ok()) return UsageError(keys.status().message());
   const std::string& prefix = positional[0];
-  Status written = broker::WriteKeyPair(prefix, keys.value(), force);
+  Status written = net::WriteKeyPair(prefix, keys.value(), force);
   if (!written.ok()) return UsageError(written.message());
   std::printf("wrote %s.key (secret: keep it private) and %s.pub (public key %s)\n", prefix.c_str(),
               prefix.c_str(), keys->public_key.c_str());

@@ -4,21 +4,21 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <random>
 #include <sstream>
 
 #include "broker/broker_client.h"
-#include "broker/curve_keys.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/fuzz_session.h"
 #include "cli/ops_http.h"
 #include "cli/target_setup.h"
-#include "controller/controller_client.h"
-#include "controller/safe_name.h"
+#include "controller/client/controller_client.h"
+#include "controller/client/safe_name.h"
+#include "net/curve_keys.h"
 #include "node/build_follower.h"
 #include "node/cluster_link.h"
 #include "node/cluster_options.h"
@@ -93,26 +93,26 @@ std::string DefaultNodeId() {
 
 // The keys of CURVE: this node's pair (--key) and the servers' public keys.
 struct NodeKeys {
-  broker::CurveKeyPair own;
+  net::CurveKeyPair own;
   std::string broker_public;
   std::string controller_public;
 };
 
 Result<NodeKeys> ReadNodeKeys(const node::ClusterOptions& cluster) {
   NodeKeys keys;
-  const std::string key_file = broker::SecretKeyFile(cluster.key);
-  auto own = broker::ReadSecretKey(key_file);
+  const std::string key_file = net::SecretKeyFile(cluster.key);
+  auto own = net::ReadSecretKey(key_file);
   if (!own.ok()) {
     return Status::Error(own.status().message() + " (make it with: pollen keygen " + cluster.key + ")");
   }
   keys.own = own.value();
   if (!cluster.broker.empty()) {
-    auto broker_key = broker::ReadPublicKey(cluster.broker_key);
+    auto broker_key = net::ReadPublicKey(cluster.broker_key);
     if (!broker_key.ok()) return broker_key.status();
     keys.broker_public = broker_key.value();
   }
   if (!cluster.controller.empty()) {
-    auto controller_key = broker::ReadPublicKey(cluster.controller_key);
+    auto controller_key = net::ReadPublicKey(cluster.controller_key);
     if (!controller_key.ok()) return controller_key.status();
     keys.controller_public = controller_key.value();
   }

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "ops/http_address.h"
 #include "ops/ops_server.h"
 

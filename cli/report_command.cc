@@ -11,7 +11,7 @@
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
 #include "cli/target_setup.h"
-#include "controller/safe_name.h"
+#include "controller/client/safe_name.h"
 #include "nightly/report_client.h"
 
 namespace pollen::cli {

@@ -4,16 +4,11 @@
 #include <cstdio>
 #include <fstream>
 
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
 
 namespace pollen::cli {
 namespace {
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool IsSha1Hex(std::string_view name) {
   if (name.size() != 40) return false;
@@ -51,15 +46,14 @@ StoreSink::~StoreSink() { (void)Flush(); }
 Status StoreSink::Commit(std::string_view name, std::string_view data) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   // Corpus records are named by their SHA-1; anything else is keyed by its bytes' SHA-1.
-  const std::string hash =
-      IsSha1Hex(name) ? std::string(name) : engine::Sha1Hex(bytes, data.size());
+  const std::string hash = IsSha1Hex(name) ? std::string(name) : base::Sha1Hex(bytes, data.size());
   if (store_->HasEntry(hash)) {
     present_++;
   } else {
     storage::EntryMeta meta;
     meta.size = data.size();
     meta.origin = origin_;
-    meta.first_seen_unix_ms = UnixMs();
+    meta.first_seen_unix_ms = base::UnixMs();
     if (Status s = store_->PutEntry(hash, bytes, data.size(), meta); !s.ok()) return s;
     added_++;
   }

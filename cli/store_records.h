@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "storage/corpus_store.h"
 #include "transfer/stream_receiver.h"
 #include "transfer/stream_sender.h"

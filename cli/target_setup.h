@@ -4,13 +4,12 @@
 #define POLLEN_CLI_TARGET_SETUP_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include <memory>
-
+#include "base/status.h"
 #include "engine/dictionary.h"
-#include "engine/status.h"
 #include "node/single_run.h"
 
 namespace pollen::cli {

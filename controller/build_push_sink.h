@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "controller/build_store.h"
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "controller/push_target.h"
 
 namespace pollen::controller {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/sha1.h"
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
+#include "base/sha1.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "controller/stream_test_util.h"
 #include "transfer/transfer_test_util.h"
 
@@ -20,7 +20,7 @@ using namespace ::pollen::controller::testing;  // NOLINT: test helpers
 using transfer::testing::MemorySink;
 
 std::string BuildId(const std::string& bytes) {
-  return engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  return base::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 class BuildPushTest : public StreamControllerTest {

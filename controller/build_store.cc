@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 
 namespace pollen::controller {
 namespace {
@@ -63,7 +63,7 @@ Status BuildStore::Put(const std::string& campaign, const std::string& target,
                        const std::string& build_id, std::string_view bytes,
                        const std::string& keep) {
   const std::string actual =
-      engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+      base::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (actual != build_id) {
     return Status::Error("the pushed executable's bytes are build " + actual + ", not " + build_id +
                          " (" + std::to_string(bytes.size()) +

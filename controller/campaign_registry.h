@@ -19,10 +19,10 @@
 #include <variant>
 #include <vector>
 
-#include "controller/controller_message.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "controller/registry_db.h"
 #include "controller/registry_records.h"
-#include "engine/status.h"
 
 namespace pollen::controller {
 

@@ -4,7 +4,7 @@
 // message from one of its nodes, a developer's request) and stays open until the
 // controller stops: a restarted controller reopens them as they are asked for.
 //
-// Names were validated (controller/safe_name.h) before they reach here: they cannot leave
+// Names were validated (controller/client/safe_name.h) before they reach here: they cannot leave
 // DATA/campaigns/.
 //
 // Thread safety: Get, FindOpen and Pushed on the service thread only. The MergedCorpus of an entry
@@ -19,12 +19,12 @@
 #include <string>
 #include <utility>
 
+#include "base/status.h"
 #include "controller/crash_triage.h"
 #include "controller/merged_corpus.h"
 #include "controller/pushed_corpus.h"
 #include "controller/registry_db.h"
 #include "controller/registry_records.h"
-#include "engine/status.h"
 
 namespace pollen::controller {
 

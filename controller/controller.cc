@@ -8,12 +8,10 @@
 #include <mutex>
 #include <zmq.hpp>
 
-#include "broker/listen_endpoint.h"
-#include "broker/socket_options.h"
-#include "broker/zap_handler.h"
+#include "base/clock.h"
 #include "controller/campaign_registry.h"
 #include "controller/campaign_stores.h"
-#include "controller/controller_codec.h"
+#include "controller/client/controller_codec.h"
 #include "controller/data_dir.h"
 #include "controller/maintenance_worker.h"
 #include "controller/node_registry.h"
@@ -21,7 +19,9 @@
 #include "controller/request_handler.h"
 #include "controller/stream_resources.h"
 #include "controller/stream_server.h"
-#include "engine/clock.h"
+#include "net/listen_endpoint.h"
+#include "net/socket_options.h"
+#include "net/zap_handler.h"
 
 namespace pollen::controller {
 namespace {
@@ -29,12 +29,6 @@ namespace {
 constexpr int kPollMs = 100;
 constexpr int kRetryPollMs = 5;     // while a stream's chunk waits for room in a peer's queue
 constexpr uint64_t kTickMs = 1000;  // node expiry and saving, status snapshot
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 class ControllerImpl : public Controller {
  public:
@@ -81,7 +75,7 @@ class ControllerImpl : public Controller {
   // After the stores: destroyed (and joined) before them.
   std::unique_ptr<MaintenanceWorker> worker_;
   zmq::context_t context_;  // before the sockets: destroyed after them
-  std::unique_ptr<broker::ZapHandler> zap_;
+  std::unique_ptr<net::ZapHandler> zap_;
   zmq::socket_t router_;
   std::string endpoint_;
   ControllerStatus counters_;
@@ -128,15 +122,13 @@ Status ControllerImpl::OpenData() {
   reports_ = std::make_unique<ReportStore>(db_.get());
   handler_ = std::make_unique<RequestHandler>(campaigns_.get(), nodes_.get(), stores_.get(),
                                               options_.limits, reports_.get());
-  worker_ = std::make_unique<MaintenanceWorker>(NowUnixMs);
-  stream_resources_ =
-      std::make_unique<StreamResources>(campaigns_.get(), stores_.get(), db_.get(), NowUnixMs,
-                                        [this](CrashRequest crash) {
-                                          return handler_->Handle(Request{std::move(crash)},
-                                                                  NowUnixMs(),
-                                                                  engine::MonotonicMs());
-                                        },
-                                        options_.limits.max_report_bytes, dir_.campaigns);
+  worker_ = std::make_unique<MaintenanceWorker>(base::UnixMs);
+  stream_resources_ = std::make_unique<StreamResources>(
+      campaigns_.get(), stores_.get(), db_.get(), base::UnixMs,
+      [this](CrashRequest crash) {
+        return handler_->Handle(Request{std::move(crash)}, base::UnixMs(), base::MonotonicMs());
+      },
+      options_.limits.max_report_bytes, dir_.campaigns);
   streams_ = std::make_unique<StreamServer>(
       options_.streams, options_.limits.stream, stream_resources_.get(),
       [this](const std::string& routing_id, zmq::message_t& frame) {
@@ -147,20 +139,20 @@ Status ControllerImpl::OpenData() {
 
 Status ControllerImpl::Bind() {
   try {
-    broker::SetSharedSocketOptions(router_, options_.high_water_mark,
-                                   options_.limits.max_message_bytes);
+    net::SetSharedSocketOptions(router_, options_.high_water_mark,
+                                options_.limits.max_message_bytes);
     // A gone or full peer is an error (counted), not a silent drop.
     router_.set(zmq::sockopt::router_mandatory, 1);
     if (!options_.secret_key.empty()) {
-      auto zap = broker::ZapHandler::Start(context_, options_.authorized_dir);
+      auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
       if (!zap.ok()) return zap.status();
       zap_ = std::move(zap).value();
-      broker::SetCurveServer(router_, options_.secret_key);
+      net::SetCurveServer(router_, options_.secret_key);
     }
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot set up the controller socket: ") + e.what());
   }
-  if (Status port = broker::CheckTcpPort(options_.listen); !port.ok()) return port;
+  if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
   try {
     router_.bind(options_.listen);
   } catch (const zmq::error_t& e) {
@@ -176,7 +168,7 @@ Status ControllerImpl::Bind() {
 }
 
 void ControllerImpl::Run(const std::function<bool()>& should_stop) {
-  uint64_t last_tick = 0, last_status = engine::MonotonicMs();
+  uint64_t last_tick = 0, last_status = base::MonotonicMs();
   bool stream_waiting = false;
   while (!stop_.load() && !(should_stop && should_stop())) {
     zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
@@ -191,7 +183,7 @@ void ControllerImpl::Run(const std::function<bool()>& should_stop) {
     }
     stream_waiting = streams_->Pump();
     DeliverMerges();
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     if (now - last_tick >= kTickMs) {
       Tick(now);
       last_tick = now;
@@ -244,31 +236,30 @@ void ControllerImpl::HandleFrame(const std::string& routing_id, const zmq::messa
   }
   if (auto* stream = std::get_if<StreamRequest>(&request.request)) {
     return streams_->OnMessage(routing_id, stream->message, request.chunk_data,
-                               engine::MonotonicMs());
+                               base::MonotonicMs());
   }
   if (auto* push = std::get_if<PushCorpusRequest>(&request.request)) {
-    if (auto error =
-            streams_->OnPush(routing_id, request.request_id, *push, engine::MonotonicMs())) {
+    if (auto error = streams_->OnPush(routing_id, request.request_id, *push, base::MonotonicMs())) {
       Send(routing_id, request.request_id, *error);
     }
     return;
   }
   if (auto* build = std::get_if<PushBuildRequest>(&request.request)) {
     if (auto error =
-            streams_->OnPushBuild(routing_id, request.request_id, *build, engine::MonotonicMs())) {
+            streams_->OnPushBuild(routing_id, request.request_id, *build, base::MonotonicMs())) {
       Send(routing_id, request.request_id, *error);
     }
     return;
   }
   if (auto* crash = std::get_if<PushCrashRequest>(&request.request)) {
     if (auto error =
-            streams_->OnPushCrash(routing_id, request.request_id, *crash, engine::MonotonicMs())) {
+            streams_->OnPushCrash(routing_id, request.request_id, *crash, base::MonotonicMs())) {
       Send(routing_id, request.request_id, *error);
     }
     return;
   }
   Send(routing_id, request.request_id,
-       handler_->Handle(request.request, NowUnixMs(), engine::MonotonicMs()));
+       handler_->Handle(request.request, base::UnixMs(), base::MonotonicMs()));
 }
 
 void ControllerImpl::ScheduleMerge(const std::string& routing_id, uint64_t request_id,
@@ -320,7 +311,7 @@ StreamServer::SendResult ControllerImpl::SendFrame(const std::string& routing_id
 }
 
 void ControllerImpl::Tick(uint64_t now_ms) {
-  const int64_t now = NowUnixMs();
+  const int64_t now = base::UnixMs();
   std::vector<std::string> lost;
   if (Status s = nodes_->Maintain(now, &lost); !s.ok())
     spdlog::error("controller: {}", s.message());

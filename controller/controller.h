@@ -21,9 +21,9 @@
 #include <memory>
 #include <string>
 
+#include "base/status.h"
 #include "controller/controller_options.h"
 #include "controller/controller_status.h"
-#include "engine/status.h"
 
 namespace pollen::controller {
 

@@ -1,12 +1,12 @@
 // ControllerClient against a hand-driven ROUTER: replies are matched to requests by id, late
 // and unreadable replies are dropped, and nothing is queued behind the caller's back.
-#include "controller/controller_client.h"
+#include "controller/client/controller_client.h"
 
 #include <gtest/gtest.h>
 
 #include <zmq.hpp>
 
-#include "controller/controller_codec.h"
+#include "controller/client/controller_codec.h"
 #include "controller/controller_test_util.h"
 
 namespace pollen::controller {

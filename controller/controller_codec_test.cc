@@ -1,4 +1,4 @@
-#include "controller/controller_codec.h"
+#include "controller/client/controller_codec.h"
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -6,8 +6,8 @@
 
 #include <cstring>
 
+#include "controller/client/message_fields.h"
 #include "controller/controller_test_util.h"
-#include "controller/message_fields.h"
 
 namespace pollen::controller {
 namespace {

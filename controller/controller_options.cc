@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "broker/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace pollen::controller {
 
@@ -64,15 +64,15 @@ Result<ControllerOptions> ControllerOptionsFromFlags(const ControllerFlags& flag
   if (flags.keys.empty()) return options;
 
   const std::string key_file = flags.keys + "/controller.key";
-  auto keys = broker::ReadSecretKey(key_file);
+  auto keys = net::ReadSecretKey(key_file);
   if (!keys.ok()) {
     return Status::Error(keys.status().message() + " (make it with: pollen keygen " + flags.keys +
                          "/controller)");
   }
-  broker::WarnIfKeyExposed(key_file);
+  net::WarnIfKeyExposed(key_file);
   options.secret_key = keys->secret_key;
   options.authorized_dir = flags.keys + "/authorized";
-  auto authorized = broker::ReadAuthorizedKeys(options.authorized_dir);
+  auto authorized = net::ReadAuthorizedKeys(options.authorized_dir);
   if (!authorized.ok()) {
     return Status::Error(authorized.status().message() +
                          " (put the .pub file of each node and developer host in it)");

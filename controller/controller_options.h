@@ -8,10 +8,10 @@
 #include <functional>
 #include <string>
 
-#include "controller/controller_message.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "controller/controller_status.h"
 #include "controller/stream_server.h"
-#include "engine/status.h"
 #include "ops/http_address.h"
 
 namespace pollen::controller {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <zmq.hpp>
 
+#include "controller/client/controller_client.h"
+#include "controller/client/controller_codec.h"
 #include "controller/controller.h"
-#include "controller/controller_client.h"
-#include "controller/controller_codec.h"
 #include "controller/controller_test_util.h"
 
 namespace pollen::controller {
@@ -125,7 +125,7 @@ TEST_F(ControllerSecurityTest, InvalidCampaignNamesAreRejectedAndCreateNothing) 
 
 TEST_F(ControllerSecurityTest, AClientWithAnUnauthorisedKeyIsToldItWasRefused) {
   Start();
-  auto intruder = keys_.ClientWith((*controller_)->endpoint(), broker::GenerateKeyPair().value());
+  auto intruder = keys_.ClientWith((*controller_)->endpoint(), net::GenerateKeyPair().value());
   Result<Reply> reply = intruder->Request(ListCampaignsRequest{}, kTimeoutMs);
   ASSERT_FALSE(reply.ok());
   EXPECT_NE(reply.status().message().find("refused this key"), std::string::npos)
@@ -149,9 +149,9 @@ TEST_F(ControllerSecurityTest, AnUnreachableControllerIsATimeoutThatSaysSo) {
     endpoint = probe.get(zmq::sockopt::last_endpoint);
   }
   auto client = keys_.Client(endpoint);
-  const uint64_t start = engine::MonotonicMs();
+  const uint64_t start = base::MonotonicMs();
   Result<Reply> reply = client->Request(ListCampaignsRequest{}, 300);
-  const uint64_t took = engine::MonotonicMs() - start;
+  const uint64_t took = base::MonotonicMs() - start;
   ASSERT_FALSE(reply.ok());
   EXPECT_NE(
       reply.status().message().find("controller at " + endpoint + " did not answer within 0.3 s"),
@@ -167,7 +167,7 @@ TEST_F(ControllerSecurityTest, AWrongControllerKeyGetsNoAnswer) {
   ControllerClientOptions options;
   options.controller = (*controller_)->endpoint();
   options.keys = keys_.setup.nodes[0];
-  options.controller_public_key = broker::GenerateKeyPair()->public_key;
+  options.controller_public_key = net::GenerateKeyPair()->public_key;
   auto client = ConnectController(options).value();
   Result<Reply> reply = client->Request(ListCampaignsRequest{}, 500);
   ASSERT_FALSE(reply.ok());
@@ -216,8 +216,7 @@ TEST_F(ControllerSecurityTest, FlagsBecomeOptionsWithKeysRead) {
   ASSERT_FALSE(neither.ok());
   EXPECT_NE(neither.status().message().find("--keys"), std::string::npos);
   // The keys directory as `pollen keygen` makes it: controller.key, authorized/.
-  ASSERT_TRUE(
-      broker::WriteKeyPair(keys_.setup.dir + "/controller", keys_.setup.broker, false).ok());
+  ASSERT_TRUE(net::WriteKeyPair(keys_.setup.dir + "/controller", keys_.setup.broker, false).ok());
   flags.keys = keys_.setup.dir;
   flags.lost_after = 20;
   Result<ControllerOptions> options = ControllerOptionsFromFlags(flags);

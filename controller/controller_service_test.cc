@@ -3,8 +3,8 @@
 // start/stop, and a restart on the same data directory.
 #include <gtest/gtest.h>
 
+#include "controller/client/controller_client.h"
 #include "controller/controller.h"
-#include "controller/controller_client.h"
 #include "controller/controller_test_util.h"
 
 namespace pollen::controller {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 
 namespace pollen::controller {
 

@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "broker/broker_test_util.h"
+#include "controller/client/controller_client.h"
+#include "controller/client/controller_message.h"
 #include "controller/controller.h"
-#include "controller/controller_client.h"
-#include "controller/controller_message.h"
-#include "engine/clock.h"
-#include "engine/sha1.h"
 #include "tests/test_util.h"
 #include "transfer/transfer_test_util.h"
 
@@ -27,7 +27,7 @@ using ::pollen::transfer::testing::TempDir;
 inline InputEntry MakeEntry(const std::string& text, std::vector<uint32_t> features) {
   InputEntry e;
   e.bytes.assign(text.begin(), text.end());
-  e.hash = engine::Sha1(e.bytes.data(), e.bytes.size());
+  e.hash = base::Sha1(e.bytes.data(), e.bytes.size());
   e.features = std::move(features);
   return e;
 }
@@ -43,11 +43,11 @@ inline RegisterRequest MakeRegister(const std::string& node_id,
 // each check (e.g. heartbeats that keep a node alive).
 inline bool WaitUntil(const std::function<bool()>& done, int timeout_ms = 10000,
                       const std::function<void()>& between = nullptr) {
-  const uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_ms);
+  const uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_ms);
   while (true) {
     if (between) between();
     if (done()) return true;
-    if (engine::MonotonicMs() > deadline) return false;
+    if (base::MonotonicMs() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a polling interval
   }
 }
@@ -94,7 +94,7 @@ struct Keys {
   }
 
   std::unique_ptr<ControllerClient> ClientWith(const std::string& endpoint,
-                                               const broker::CurveKeyPair& keys) const {
+                                               const net::CurveKeyPair& keys) const {
     ControllerClientOptions options;
     options.controller = endpoint;
     options.keys = keys;

@@ -1,6 +1,6 @@
 #include "controller/corpus_sources.h"
 
-#include "controller/record_names.h"
+#include "controller/client/record_names.h"
 
 namespace pollen::controller {
 
@@ -26,14 +26,14 @@ Result<bool> CorpusSource::Next(std::string* name, std::string* data) {
   while (next_merged_ < merged_hashes_.size() || next_pushed_ < pushed_hashes_.size()) {
     const bool have_merged = next_merged_ < merged_hashes_.size();
     const bool have_pushed = next_pushed_ < pushed_hashes_.size();
-    const Hash& hash =
+    const base::Digest& hash =
         !have_pushed   ? merged_hashes_[next_merged_]
         : !have_merged ? pushed_hashes_[next_pushed_].first
                        : std::min(merged_hashes_[next_merged_], pushed_hashes_[next_pushed_].first);
     const bool in_merged = have_merged && merged_hashes_[next_merged_] == hash;
     const bool in_pushed = have_pushed && pushed_hashes_[next_pushed_].first == hash;
     const uint64_t pushed_seq = in_pushed ? pushed_hashes_[next_pushed_].second : 0;
-    *name = HexOf(hash);
+    *name = base::DigestHex(hash);
     next_merged_ += in_merged ? 1 : 0;
     next_pushed_ += in_pushed ? 1 : 0;
     if (in_merged) {

@@ -24,7 +24,7 @@ namespace pollen::controller {
 // corpus/<campaign>[/<build>]: the entries of a build's merged corpus and the campaign's
 // pushed inputs, each hash once, named by the hash in hex, in ascending order; with
 // features (entries/<campaign>[/<build>]), each record's data is an entry record
-// (controller/record_names.h). Memory: 20 bytes per merged entry and 28 per pushed one still
+// (controller/client/record_names.h). Memory: 20 bytes per merged entry and 28 per pushed one still
 // to send.
 class CorpusSource : public transfer::RecordSource {
  public:
@@ -44,15 +44,15 @@ class CorpusSource : public transfer::RecordSource {
   const PushedCorpus* pushed_;
   const bool with_features_;
   std::string input_;  // with features: the input, before it joins its record
-  std::vector<Hash> merged_hashes_;
+  std::vector<base::Digest> merged_hashes_;
   size_t next_merged_ = 0;
-  std::vector<std::pair<Hash, uint64_t>> pushed_hashes_;  // (hash, seq), by hash
+  std::vector<std::pair<base::Digest, uint64_t>> pushed_hashes_;  // (hash, seq), by hash
   size_t next_pushed_ = 0;
 };
 
 // pushed/<campaign>: the pushed inputs after the cursor, in push order, up to the last one
 // durable when the source was made (PushedCorpus::durable_seq(): nodes rely on what they
-// pulled), named <seq>-<hash> (controller/record_names.h). Memory: nothing per entry.
+// pulled), named <seq>-<hash> (controller/client/record_names.h). Memory: nothing per entry.
 class PushedSource : public transfer::RecordSource {
  public:
   // `pushed` must outlive the source.

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "controller/push_target.h"
 
 namespace pollen::controller {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "controller/crash_push_sink.h"
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
 #include "controller/stream_test_util.h"
 #include "transfer/transfer_test_util.h"
 

@@ -27,10 +27,10 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/controller_message.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "controller/registry_db.h"
 #include "controller/registry_records.h"
-#include "engine/status.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::controller {

@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/merged_corpus.h"
-#include "engine/status.h"
 
 namespace pollen::controller {
 

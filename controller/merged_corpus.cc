@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "controller/record_names.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "controller/client/record_names.h"
 #include "storage/corpus_merger.h"
 
 namespace pollen::controller {
@@ -25,13 +25,13 @@ Status MergedCorpus::Load() {
   std::lock_guard<std::mutex> lock(mu_);
   Status bad_key;
   Status s = store_->ForEachEntry([&](std::string_view key, const storage::EntryMeta& meta) {
-    Hash hash;
-    if (!ParseHexHash(key, &hash)) {
+    const std::optional<base::Digest> hash = base::ParseDigestHex(key);
+    if (!hash) {
       bad_key = Status::Error("merged corpus " + store_->path() + ": entry key '" +
                               std::string(key.substr(0, 64)) + "' is not a SHA-1");
       return false;
     }
-    sizes_.emplace(hash, meta.size);
+    sizes_.emplace(*hash, meta.size);
     bytes_ += meta.size;
     features_.insert(meta.features.begin(), meta.features.end());
     return true;
@@ -48,7 +48,7 @@ Result<InsertReport> MergedCorpus::Insert(std::span<const InputEntry> entries,
   std::vector<const InputEntry*> kept;
   std::vector<uint32_t> new_features;
   std::unordered_set<uint32_t> batch_features;
-  std::unordered_set<Hash, HashHasher> batch_hashes;
+  std::unordered_set<base::Digest, base::DigestHasher> batch_hashes;
   for (const InputEntry& e : entries) {
     if (sizes_.count(e.hash) != 0 || batch_hashes.count(e.hash) != 0) {
       report.duplicates++;
@@ -76,7 +76,7 @@ Result<InsertReport> MergedCorpus::Insert(std::span<const InputEntry> entries,
   keys.reserve(kept.size());
   metas.reserve(kept.size());
   for (const InputEntry* e : kept) {
-    keys.push_back(HexOf(e->hash));
+    keys.push_back(base::DigestHex(e->hash));
     storage::EntryMeta meta;
     meta.size = e->bytes.size();
     meta.features = e->features;  // ascending, checked by the codec
@@ -98,7 +98,7 @@ Result<InsertReport> MergedCorpus::Insert(std::span<const InputEntry> entries,
 }
 
 Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
-  const uint64_t start_ms = engine::MonotonicMs();
+  const uint64_t start_ms = base::MonotonicMs();
   MaintainReport report;
   uint64_t inserted_before;
   {
@@ -113,12 +113,13 @@ Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
   storage::CorpusMerger merger(store_.get(), nullptr, options);
   Result<storage::MergeReport> merged = merger.Run();
   if (!merged.ok()) return merged.status();
-  std::vector<Hash> superseded;
+  std::vector<base::Digest> superseded;
   Status bad_key;
   Status s = store_->ForEachAux(storage::AuxTable::kSuperseded,
                                 [&](std::string_view key, std::string_view) {
-                                  Hash hash;
-                                  if (ParseHexHash(key, &hash)) superseded.push_back(hash);
+                                  if (auto hash = base::ParseDigestHex(key)) {
+                                    superseded.push_back(*hash);
+                                  }
                                   return true;
                                 });
   if (!s.ok()) return s;
@@ -126,7 +127,7 @@ Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
   if (!compacted.ok()) return compacted.status();
 
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Hash& h : superseded) {
+  for (const base::Digest& h : superseded) {
     auto it = sizes_.find(h);
     if (it == sizes_.end()) continue;
     bytes_ -= it->second;
@@ -136,14 +137,14 @@ Result<MaintainReport> MergedCorpus::Maintain(int64_t now_unix_ms) {
   report.entries_after = sizes_.size();
   report.features = features_.size();
   report.disk_bytes_after = compacted->after.disk_bytes;
-  report.duration_ms = engine::MonotonicMs() - start_ms;
+  report.duration_ms = base::MonotonicMs() - start_ms;
   inserted_since_maintain_ -= inserted_before;
   last_maintain_unix_ms_ = now_unix_ms;
   return report;
 }
 
-std::vector<Hash> MergedCorpus::HashesAfter(std::string_view after) const {
-  std::vector<Hash> hashes;
+std::vector<base::Digest> MergedCorpus::HashesAfter(std::string_view after) const {
+  std::vector<base::Digest> hashes;
   {
     std::lock_guard<std::mutex> lock(mu_);
     hashes.reserve(sizes_.size());
@@ -151,14 +152,15 @@ std::vector<Hash> MergedCorpus::HashesAfter(std::string_view after) const {
   }
   std::sort(hashes.begin(), hashes.end());  // bytes in order: the order of their hex forms
   if (!after.empty()) {
-    auto first = std::partition_point(hashes.begin(), hashes.end(),
-                                      [&](const Hash& h) { return HexOf(h) <= after; });
+    auto first = std::partition_point(hashes.begin(), hashes.end(), [&](const base::Digest& h) {
+      return base::DigestHex(h) <= after;
+    });
     hashes.erase(hashes.begin(), first);
   }
   return hashes;
 }
 
-bool MergedCorpus::Contains(const Hash& hash) const {
+bool MergedCorpus::Contains(const base::Digest& hash) const {
   std::lock_guard<std::mutex> lock(mu_);
   return sizes_.count(hash) != 0;
 }

@@ -30,8 +30,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "controller/controller_message.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::controller {
@@ -81,10 +81,10 @@ class MergedCorpus {
   // The hashes of the entries whose hex form is greater than `after` ("" for all), in
   // ascending order: what a pull of this corpus sends (20 bytes per entry, copied under the
   // lock; the entries themselves are read from the store one at a time).
-  std::vector<Hash> HashesAfter(std::string_view after) const;
+  std::vector<base::Digest> HashesAfter(std::string_view after) const;
 
   // True when the corpus holds an entry with this hash.
-  bool Contains(const Hash& hash) const;
+  bool Contains(const base::Digest& hash) const;
 
   storage::CorpusStore& store() { return *store_; }
 
@@ -94,7 +94,8 @@ class MergedCorpus {
 
   std::unique_ptr<storage::CorpusStore> store_;
   mutable std::mutex mu_;                                 // guards what follows
-  std::unordered_map<Hash, uint64_t, HashHasher> sizes_;  // every entry: its input size
+  std::unordered_map<base::Digest, uint64_t, base::DigestHasher>
+      sizes_;                                             // every entry: its input size
   std::unordered_set<uint32_t> features_;                 // union of every entry's features
   uint64_t bytes_ = 0;
   uint64_t inserted_since_maintain_ = 0;

@@ -9,9 +9,9 @@
 #include <set>
 #include <thread>
 
+#include "base/clock.h"
+#include "base/hex.h"
 #include "controller/controller_test_util.h"
-#include "engine/clock.h"
-#include "engine/hex.h"
 
 namespace pollen::controller {
 namespace {
@@ -32,7 +32,7 @@ std::set<std::string> Hashes(MergedCorpus& corpus) {
   return out;
 }
 
-std::string HexOf(const InputEntry& e) { return engine::ToHex(e.hash.data(), e.hash.size()); }
+std::string HexOf(const InputEntry& e) { return base::ToHex(e.hash.data(), e.hash.size()); }
 
 TEST(MergedCorpusTest, KeepsWhatAddsAFeatureOnce) {
   TempDir dir;
@@ -158,7 +158,7 @@ TEST(MergedCorpusTest, DISABLED_MeasureCost) {
   uint64_t insert_ms;
   {
     auto corpus = MergedCorpus::Open(path, kCampaign).value();
-    uint64_t t0 = engine::MonotonicMs();
+    uint64_t t0 = base::MonotonicMs();
     std::vector<InputEntry> batch;
     for (uint32_t i = 0; i < n; i++) {
       // ~200 features over ~2000 counters, one unique feature each, ~500-byte inputs; each
@@ -176,7 +176,7 @@ TEST(MergedCorpusTest, DISABLED_MeasureCost) {
       }
     }
     (void)corpus->Insert(batch, "node:n", 1).value();
-    insert_ms = engine::MonotonicMs() - t0;
+    insert_ms = base::MonotonicMs() - t0;
     MaintainReport r = corpus->Maintain(2).value();
     std::printf(
         "entries %u: insert %llu ms (%.1f us/entry); maintain %llu ms (%llu -> %llu "
@@ -186,16 +186,16 @@ TEST(MergedCorpusTest, DISABLED_MeasureCost) {
         static_cast<unsigned long long>(r.entries_before),
         static_cast<unsigned long long>(r.entries_after),
         static_cast<unsigned long long>(r.disk_bytes_after));
-    uint64_t t1 = engine::MonotonicMs();
+    uint64_t t1 = base::MonotonicMs();
     MaintainReport again = corpus->Maintain(3).value();
     std::printf("maintain again (nothing new): %llu ms\n",
-                static_cast<unsigned long long>(engine::MonotonicMs() - t1));
+                static_cast<unsigned long long>(base::MonotonicMs() - t1));
     (void)again;
   }
-  uint64_t t2 = engine::MonotonicMs();
+  uint64_t t2 = base::MonotonicMs();
   auto reopened = MergedCorpus::Open(path, kCampaign).value();
   std::printf("open (scan of the metadata): %llu ms, %llu entries, %llu features\n",
-              static_cast<unsigned long long>(engine::MonotonicMs() - t2),
+              static_cast<unsigned long long>(base::MonotonicMs() - t2),
               static_cast<unsigned long long>(reopened->info().entries),
               static_cast<unsigned long long>(reopened->info().features));
 }

@@ -25,10 +25,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "controller/push_target.h"
 #include "controller/pushed_corpus.h"
 #include "controller/registry_db.h"
-#include "engine/status.h"
 
 namespace pollen::controller {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "transfer/stream_receiver.h"
 
 namespace pollen::controller {

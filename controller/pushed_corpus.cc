@@ -1,13 +1,13 @@
 #include "controller/pushed_corpus.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
-#include <spdlog/spdlog.h>
-
-#include "controller/record_names.h"
-#include "engine/sha1.h"
+#include "base/sha1.h"
+#include "controller/client/record_names.h"
 
 namespace pollen::controller {
 namespace {
@@ -31,7 +31,7 @@ Status PushedCorpus::Load() {
   Status bad;
   Status s = store_->ForEachEntry([&](std::string_view key, const storage::EntryMeta& meta) {
     uint64_t seq;
-    Hash hash;
+    base::Digest hash;
     if (!ParsePushedRecordName(key, &seq, &hash) || seq != hashes_.size() + 1) {
       bad = Status::Error("pushed corpus " + store_->path() + ": entry '" +
                           std::string(key.substr(0, 80)) + "' is not pushed entry " +
@@ -57,7 +57,7 @@ Result<PushedCorpus::Added> PushedCorpus::Add(std::string_view data, std::string
                                               int64_t now_unix_ms) {
   SettleFailure();
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
-  const Hash hash = engine::Sha1(bytes, data.size());
+  const base::Digest hash = base::Sha1(bytes, data.size());
   if (auto it = seq_of_.find(hash); it != seq_of_.end()) return Added{it->second, false};
   const uint64_t seq = hashes_.size() + 1;
   storage::EntryMeta meta;
@@ -175,14 +175,15 @@ uint64_t PushedCorpus::FirstSeqAfter(std::string_view cursor) const {
   return low;
 }
 
-std::vector<std::pair<Hash, uint64_t>> PushedCorpus::ByHashAfter(std::string_view after) const {
-  std::vector<std::pair<Hash, uint64_t>> out;
+std::vector<std::pair<base::Digest, uint64_t>> PushedCorpus::ByHashAfter(
+    std::string_view after) const {
+  std::vector<std::pair<base::Digest, uint64_t>> out;
   out.reserve(durable_seq());
   for (uint64_t seq = 1; seq <= durable_seq(); seq++) out.emplace_back(HashAt(seq), seq);
   std::sort(out.begin(), out.end());
   if (!after.empty()) {
     out.erase(out.begin(), std::partition_point(out.begin(), out.end(), [&](const auto& e) {
-                return HexOf(e.first) <= after;
+                return base::DigestHex(e.first) <= after;
               }));
   }
   return out;

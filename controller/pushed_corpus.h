@@ -27,7 +27,7 @@
 // so the client sends the lost ones again. A failed write or ingestion drops the entries not
 // yet durable here too, and their numbers are given again; LossSince() tells each push
 // whether it had entries among them. The store key of entry `seq` is its record name in
-// pushed/<campaign> (controller/record_names.h). In memory: the hashes in push order and a
+// pushed/<campaign> (controller/client/record_names.h). In memory: the hashes in push order and a
 // hash -> seq index, built by one scan of the store when it opens (about 60 bytes per entry).
 //
 // Thread safety: none; the controller's service thread owns it.
@@ -44,8 +44,8 @@
 #include <utility>
 #include <vector>
 
-#include "controller/controller_message.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "storage/corpus_store.h"
 #include "storage/entry_file.h"
 
@@ -96,8 +96,8 @@ class PushedCorpus {
   // The bytes of the entries, durable or not.
   uint64_t bytes() const { return bytes_; }
   // The hash of entry `seq`, 1 <= seq <= last_seq().
-  const Hash& HashAt(uint64_t seq) const { return hashes_[seq - 1]; }
-  bool Contains(const Hash& hash) const { return seq_of_.count(hash) != 0; }
+  const base::Digest& HashAt(uint64_t seq) const { return hashes_[seq - 1]; }
+  bool Contains(const base::Digest& hash) const { return seq_of_.count(hash) != 0; }
 
   // Each failed write or ingestion drops entries durable_seq() + 1 .., and their numbers are
   // given again. For a push that last asked when *seen failures had happened (0 at first):
@@ -114,7 +114,7 @@ class PushedCorpus {
   uint64_t FirstSeqAfter(std::string_view cursor) const;
 
   // (hash, seq) of every durable entry whose hash in hex is greater than `after`, by hash.
-  std::vector<std::pair<Hash, uint64_t>> ByHashAfter(std::string_view after) const;
+  std::vector<std::pair<base::Digest, uint64_t>> ByHashAfter(std::string_view after) const;
 
  private:
   PushedCorpus(std::unique_ptr<storage::CorpusStore> store, uint64_t seal_bytes)
@@ -141,12 +141,12 @@ class PushedCorpus {
   std::unique_ptr<storage::CorpusStore> store_;
   const uint64_t seal_bytes_;
   std::unique_ptr<storage::EntryFile> file_;  // the open file; null when none
-  std::vector<Hash> hashes_;                  // entry seq at [seq - 1]
+  std::vector<base::Digest> hashes_;          // entry seq at [seq - 1]
   // Oldest first; a file is ingested only if every one before it was.
   mutable std::deque<Ingesting> ingesting_;
   mutable uint64_t durable_seq_ = 0;
   mutable uint64_t durable_bytes_ = 0;
-  std::unordered_map<Hash, uint64_t, HashHasher> seq_of_;
+  std::unordered_map<base::Digest, uint64_t, base::DigestHasher> seq_of_;
   // durable_seq() at each failure, in order (failures are rare: a full disk).
   std::vector<uint64_t> failures_;
   uint64_t bytes_ = 0;

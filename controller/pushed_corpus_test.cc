@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <string>
 
+#include "base/sha1.h"
 #include "controller/controller_test_util.h"
 #include "controller/push_sink.h"
 #include "controller/registry_db.h"
-#include "engine/sha1.h"
 
 namespace pollen::controller {
 namespace {
@@ -108,8 +108,8 @@ TEST(PushedCorpusTest, AFailedBackgroundIngestionDropsItsEntries) {
   EXPECT_EQ(pushed->durable_seq(), 1u);
   EXPECT_EQ(pushed->last_seq(), 1u);
   const std::string third = "9876 third";
-  EXPECT_FALSE(pushed->Contains(
-      engine::Sha1(reinterpret_cast<const uint8_t*>(third.data()), third.size())));
+  EXPECT_FALSE(
+      pushed->Contains(base::Sha1(reinterpret_cast<const uint8_t*>(third.data()), third.size())));
   EXPECT_EQ(pushed->Add("0123456789 fifth", "push:a", 1).value().seq, 2u);
   ASSERT_TRUE(pushed->MakeDurable().ok());
   std::string data;

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace rocksdb {
 class DB;

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "controller/message_fields.h"
+#include "controller/client/message_fields.h"
 #include "schema/controller.capnp.h"
 
 namespace pollen::controller {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/controller_message.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 
 namespace pollen::controller {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_message.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 #include "controller/registry_db.h"
-#include "engine/status.h"
 #include "transfer/stream_sender.h"
 
 namespace pollen::controller {

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <map>
 
-#include "controller/controller_codec.h"
+#include "controller/client/controller_codec.h"
+#include "controller/client/record_names.h"
 #include "controller/controller_test_util.h"
-#include "controller/record_names.h"
 
 namespace pollen::controller {
 namespace {

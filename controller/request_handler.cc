@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "controller/client/record_names.h"
 #include "controller/corpus_sources.h"
-#include "controller/record_names.h"
 
 namespace pollen::controller {
 namespace {

@@ -16,7 +16,7 @@
 
 #include "controller/campaign_registry.h"
 #include "controller/campaign_stores.h"
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "controller/node_registry.h"
 #include "controller/report_store.h"
 

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "controller/record_names.h"
-#include "engine/clock.h"
-#include "controller/stream_client.h"
+#include "base/clock.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "controller/stream_test_util.h"
 #include "transfer/record_codec.h"
 #include "transfer/transfer_test_util.h"
@@ -80,8 +80,8 @@ TEST_F(StreamHostileTest, BadNamesInAPushAreAStreamErrorAndTheControllerServesOt
   // The last pull's final acknowledgement reaches the controller after PullStream returns:
   // wait (with a deadline) until its loop has seen it end (failed in a fresh-root CI run).
   ControllerStatus status = (*controller_)->status();
-  for (const uint64_t deadline = engine::MonotonicMs() + 10000;
-       status.streams.active != 0 && engine::MonotonicMs() < deadline;
+  for (const uint64_t deadline = base::MonotonicMs() + 10000;
+       status.streams.active != 0 && base::MonotonicMs() < deadline;
        status = (*controller_)->status()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -284,9 +284,9 @@ TEST_F(StreamHostileTest, AStatusIsAnsweredWhileALargePullRuns) {
   }
   uint64_t slowest = 0, answered = 0;
   while ((*controller_)->status().streams.active == 1) {
-    const uint64_t start = engine::MonotonicMs();
+    const uint64_t start = base::MonotonicMs();
     ExpectServing();
-    slowest = std::max(slowest, engine::MonotonicMs() - start);
+    slowest = std::max(slowest, base::MonotonicMs() - start);
     answered++;
   }
   puller.join();

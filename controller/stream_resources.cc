@@ -1,15 +1,14 @@
 #include "controller/stream_resources.h"
 
-#include "controller/report_store.h"
-
 #include <spdlog/spdlog.h>
 
 #include <utility>
 
 #include "controller/build_push_sink.h"
+#include "controller/client/crash_source.h"
+#include "controller/client/record_names.h"
 #include "controller/corpus_sources.h"
-#include "controller/crash_source.h"
-#include "controller/record_names.h"
+#include "controller/report_store.h"
 #include "transfer/one_record_source.h"
 
 namespace pollen::controller {

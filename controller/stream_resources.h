@@ -18,7 +18,7 @@
 #include "controller/build_store.h"
 #include "controller/campaign_registry.h"
 #include "controller/campaign_stores.h"
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "controller/crash_push_sink.h"
 #include "controller/push_sink.h"
 #include "controller/registry_db.h"
@@ -35,7 +35,7 @@ class StreamResources {
                   std::function<int64_t()> now_unix_ms, CrashPushSink::ReportFn report_crash,
                   size_t max_report_bytes, const std::string& campaigns_dir);
 
-  // The records of `resource` (controller/record_names.h) whose names follow
+  // The records of `resource` (controller/client/record_names.h) whose names follow
   // `resume_after`. Errors, to send to the receiver: an unknown resource, campaign or
   // build, storage (also logged).
   Result<std::unique_ptr<transfer::RecordSource>> OpenPull(const std::string& resource,

@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "controller/controller_codec.h"
-#include "engine/clock.h"
-#include "engine/hex.h"
+#include "base/clock.h"
+#include "base/hex.h"
+#include "controller/client/controller_codec.h"
 #include "transfer/stream_receiver.h"
 #include "transfer/stream_sender.h"
 
@@ -17,7 +17,7 @@ namespace {
 constexpr size_t kPooledFrames = 32;
 
 std::string PeerName(const std::string& routing_id) {
-  return engine::ToHex(reinterpret_cast<const uint8_t*>(routing_id.data()), routing_id.size());
+  return base::ToHex(reinterpret_cast<const uint8_t*>(routing_id.data()), routing_id.size());
 }
 
 }  // namespace
@@ -264,7 +264,7 @@ void StreamServer::OnEnd(Session& s, const transfer::StreamEnd& end) {
   }
   spdlog::info("stream: pull of {} by peer {}: {} records, {} bytes in {} ms", s.resource,
                PeerName(s.routing_id), c.records, c.record_bytes,
-               engine::MonotonicMs() - s.started_ms);
+               base::MonotonicMs() - s.started_ms);
   Complete(s.key());
 }
 

@@ -29,7 +29,7 @@
 #include <variant>
 #include <zmq.hpp>
 
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "controller/controller_status.h"
 #include "controller/stream_resources.h"
 #include "transfer/frame_pool.h"

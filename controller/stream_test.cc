@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "controller/stream_test_util.h"
 #include "transfer/directory_records.h"
 #include "transfer/transfer_test_util.h"
@@ -185,12 +185,12 @@ TEST_F(StreamTest, PushedInputsAreCountedPulledAfterACursorAndKeptOverARestart) 
   ASSERT_TRUE(PullStream(client_, PushedResource("json"), "", &all).ok());
   ASSERT_EQ(all.records.size(), 5u);
   uint64_t seq;
-  Hash hash;
+  base::Digest hash;
   ASSERT_TRUE(ParsePushedRecordName(all.records[4].first, &seq, &hash));
   EXPECT_EQ(seq, 5u);
-  EXPECT_EQ(HexOf(hash),
-            engine::Sha1Hex(reinterpret_cast<const uint8_t*>(all.records[4].second.data()),
-                            all.records[4].second.size()));
+  EXPECT_EQ(base::DigestHex(hash),
+            base::Sha1Hex(reinterpret_cast<const uint8_t*>(all.records[4].second.data()),
+                          all.records[4].second.size()));
 
   // A node that ran the first two pulls the rest: by its last name, or by the number.
   MemorySink by_name, by_seq;
@@ -256,7 +256,7 @@ TEST_F(StreamTest, AMergeKeepsPushedInputsAndAPullSendsBothKindsOnce) {
     std::vector<uint32_t> f;
     std::string_view input;
     ASSERT_TRUE(DecodeEntryRecord(data, 1 << 20, &f, &input).ok());
-    EXPECT_EQ(name, engine::Sha1Hex(reinterpret_cast<const uint8_t*>(input.data()), input.size()));
+    EXPECT_EQ(name, base::Sha1Hex(reinterpret_cast<const uint8_t*>(input.data()), input.size()));
     features[std::string(input)] = f;
   }
   EXPECT_EQ(features, (std::map<std::string, std::vector<uint32_t>>{{"node input b", {1, 2, 3}},
@@ -305,7 +305,7 @@ TEST_F(StreamTest, UnknownCampaignsBuildsAndResourcesAreClearErrors) {
       << p.status().message();
   // A key the controller does not know is told so, at once.
   ControllerClientOptions stranger = client_;
-  stranger.keys = broker::GenerateKeyPair().value();
+  stranger.keys = net::GenerateKeyPair().value();
   r = PullStream(stranger, CorpusResource("json"), "", &sink);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("refused this key"), std::string::npos)

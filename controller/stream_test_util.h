@@ -16,13 +16,13 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "broker/socket_options.h"
+#include "base/sha1.h"
+#include "controller/client/controller_client.h"
+#include "controller/client/controller_codec.h"
+#include "controller/client/stream_client.h"
 #include "controller/controller.h"
-#include "controller/controller_client.h"
-#include "controller/controller_codec.h"
 #include "controller/controller_test_util.h"
-#include "controller/stream_client.h"
-#include "engine/sha1.h"
+#include "net/socket_options.h"
 #include "tests/test_util.h"
 #include "transfer/directory_records.h"
 
@@ -53,7 +53,7 @@ inline std::map<std::string, std::string> ContentsByHash(const std::string& dir)
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || name[0] == '.') continue;
     std::string data = ::pollen::testing::ReadFile(entry.path().string());
-    out[engine::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size())] =
+    out[base::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size())] =
         std::move(data);
   }
   return out;
@@ -85,7 +85,7 @@ class RawPeer {
  public:
   RawPeer(const std::string& endpoint, const Keys& keys, int key = 0)
       : context_(1), dealer_(context_, zmq::socket_type::dealer) {
-    broker::SetSharedSocketOptions(dealer_, 1000, ControllerLimits().max_message_bytes);
+    net::SetSharedSocketOptions(dealer_, 1000, ControllerLimits().max_message_bytes);
     dealer_.set(zmq::sockopt::curve_serverkey, keys.setup.broker.public_key);
     dealer_.set(zmq::sockopt::curve_publickey, keys.setup.nodes[key].public_key);
     dealer_.set(zmq::sockopt::curve_secretkey, keys.setup.nodes[key].secret_key);

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/hex.h"
+#include "base/hex.h"
 
 namespace pollen::engine {
 namespace {
@@ -64,8 +64,8 @@ std::string ParseLine(std::string_view line, std::string* out) {
     if (c == '\\' || c == '"') {
       out->push_back(c);
     } else if (c == 'x') {
-      int hi = i + 1 < line.size() ? HexDigitValue(line[i + 1]) : -1;
-      int lo = i + 2 < line.size() ? HexDigitValue(line[i + 2]) : -1;
+      int hi = i + 1 < line.size() ? base::HexDigitValue(line[i + 1]) : -1;
+      int lo = i + 2 < line.size() ? base::HexDigitValue(line[i + 2]) : -1;
       if (hi < 0 || lo < 0) return "`\\x` must be followed by two hex digits";
       out->push_back(static_cast<char>(hi * 16 + lo));
       i += 2;

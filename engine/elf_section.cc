@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/scoped_fd.h"
+#include "base/scoped_fd.h"
 
 namespace pollen::engine {
 namespace {
@@ -82,8 +82,8 @@ Result<std::optional<std::vector<uint8_t>>> ReadElfSection(const ReadAt& read,
 Result<std::optional<std::vector<uint8_t>>> ReadElfSectionFile(const std::string& path,
                                                                std::string_view name,
                                                                size_t max_size) {
-  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return Status::Error("cannot read '" + path + "': " + ErrnoText(errno));
+  base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return Status::Error("cannot read '" + path + "': " + base::ErrnoText(errno));
   auto read = [&](uint64_t offset, void* out, size_t size) {
     auto* p = static_cast<uint8_t*>(out);
     while (size > 0) {

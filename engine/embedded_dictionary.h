@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/dictionary.h"
-#include "engine/status.h"
 
 namespace pollen::engine {
 

@@ -9,8 +9,8 @@
 #include <iterator>
 #include <utility>
 
+#include "base/status.h"
 #include "engine/int_field.h"
-#include "engine/status.h"
 
 namespace pollen::engine {
 namespace {

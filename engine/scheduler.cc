@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::engine {
 

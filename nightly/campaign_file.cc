@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <limits>
 
-#include "controller/safe_name.h"
-#include "node/text_file.h"
+#include "controller/client/safe_name.h"
 #include "nightly/webhook.h"
+#include "node/text_file.h"
 
 namespace pollen::nightly {
 namespace {

@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::nightly {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <thread>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 
 extern char** environ;
 
@@ -163,9 +163,9 @@ std::optional<ChildExit> ChildProcess::Poll() {
 }
 
 ChildExit ChildProcess::Wait(uint64_t timeout_ms) {
-  const uint64_t deadline = engine::MonotonicMs() + timeout_ms;
+  const uint64_t deadline = base::MonotonicMs() + timeout_ms;
   while (!Poll()) {
-    if (engine::MonotonicMs() >= deadline) {
+    if (base::MonotonicMs() >= deadline) {
       kill(-pid_, SIGKILL);
       int status = 0;
       waitpid(pid_, &status, 0);

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
 #include "nightly/crash_ledger.h"
 
 namespace pollen::nightly {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "controller/stream_client.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "controller/client/stream_client.h"
 #include "transfer/directory_records.h"
 
 namespace pollen::nightly {
@@ -62,7 +62,7 @@ Result<bool> FuzzOnCluster(const ClusterFuzzOptions& o, FuzzStep* fuzz) {
   }
   spdlog::info("fuzz: the cluster's nodes fuzz build {} for {} s", o.build_id,
                o.budget_s - std::min(o.budget_s, fuzz->elapsed_s));
-  uint64_t last_save = engine::MonotonicMs();
+  uint64_t last_save = base::MonotonicMs();
   uint64_t last_tick = last_save;
   while (fuzz->elapsed_s < o.budget_s) {
     if (o.should_stop && o.should_stop()) {
@@ -71,7 +71,7 @@ Result<bool> FuzzOnCluster(const ClusterFuzzOptions& o, FuzzStep* fuzz) {
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const uint64_t now = engine::MonotonicMs();
+    const uint64_t now = base::MonotonicMs();
     if (now - last_tick >= 1000) {
       fuzz->elapsed_s += (now - last_tick) / 1000;
       last_tick += (now - last_tick) / 1000 * 1000;

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_message.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_message.h"
 
 namespace pollen::nightly {
 

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "nightly/campaign_file.h"
 
 namespace pollen::nightly {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_message.h"
+#include "controller/client/controller_message.h"
 #include "nightly/campaign_file.h"
 #include "nightly/crash_ledger.h"
 #include "nightly/night_state.h"

@@ -9,10 +9,11 @@
 #include <map>
 #include <optional>
 
-#include "controller/client_queries.h"
-#include "controller/record_names.h"
-#include "controller/safe_name.h"
-#include "controller/stream_client.h"
+#include "base/clock.h"
+#include "controller/client/client_queries.h"
+#include "controller/client/record_names.h"
+#include "controller/client/safe_name.h"
+#include "controller/client/stream_client.h"
 #include "nightly/cleanse.h"
 #include "nightly/cluster_fuzz.h"
 #include "nightly/coverage_report.h"
@@ -25,9 +26,9 @@
 #include "nightly/notifications.h"
 #include "nightly/report_client.h"
 #include "nightly/sanitizer_builds.h"
-#include "node/text_file.h"
 #include "node/artifacts.h"
 #include "node/single_run.h"
+#include "node/text_file.h"
 #include "transfer/directory_records.h"
 
 namespace pollen::nightly {
@@ -37,12 +38,6 @@ namespace fs = std::filesystem;
 
 // Fixed crashes the ledger remembers (their comebacks are recognised); open ones are all kept.
 constexpr size_t kLedgerFixedKept = 1000;
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<nlohmann::json> ReadJson(const fs::path& path) {
   Result<std::string> text = node::ReadTextFile(path.string());
@@ -142,7 +137,7 @@ Status Night::Begin(const std::string& build_id) {
   s_.campaign = o_.campaign.campaign;
   s_.night = o_.night;
   s_.build_id = build_id;
-  s_.started_unix_ms = NowUnixMs();
+  s_.started_unix_ms = base::UnixMs();
   s_.previous_night = PreviousNight(dir_.parent_path(), o_.night);
   CrashLedger ledger;
   // The previous night's report: here, or in the controller (a job without a disk of its

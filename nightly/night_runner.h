@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
 #include "nightly/campaign_file.h"
 
 namespace pollen::nightly {

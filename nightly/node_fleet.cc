@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 
 namespace pollen::nightly {
 namespace {
@@ -49,7 +49,7 @@ Result<FleetRun> RunFleet(const FleetOptions& options,
   }
   if (started) started(pids);
 
-  const uint64_t start = engine::MonotonicMs();
+  const uint64_t start = base::MonotonicMs();
   const uint64_t deadline = start + options.seconds * 1000 + kGraceMs;
   uint64_t stop_sent_ms = 0;
   size_t running = children.size();
@@ -63,7 +63,7 @@ Result<FleetRun> RunFleet(const FleetOptions& options,
       }
     }
     if (running == 0) break;
-    const uint64_t now = engine::MonotonicMs();
+    const uint64_t now = base::MonotonicMs();
     const bool stop = options.tick && options.tick((now - start) / 1000);
     if ((stop || now >= deadline) && stop_sent_ms == 0) {
       run.stopped = stop;
@@ -80,7 +80,7 @@ Result<FleetRun> RunFleet(const FleetOptions& options,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // polling the nodes' exits
   }
-  run.elapsed_s = (engine::MonotonicMs() - start) / 1000;
+  run.elapsed_s = (base::MonotonicMs() - start) / 1000;
   return run;
 }
 
@@ -92,10 +92,10 @@ void StopLeftoverNodes(const std::vector<int>& pids, const std::string& node_id_
       alive.push_back(pid);
     }
   }
-  const uint64_t deadline = engine::MonotonicMs() + kStopWaitMs;
+  const uint64_t deadline = base::MonotonicMs() + kStopWaitMs;
   for (int pid : alive) {
     // Not our children (a killed nightly started them): wait for /proc to forget them.
-    while (CommandLineHolds(pid, node_id_prefix) && engine::MonotonicMs() < deadline) {
+    while (CommandLineHolds(pid, node_id_prefix) && base::MonotonicMs() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polling another's exit
     }
     if (CommandLineHolds(pid, node_id_prefix)) kill(-pid, SIGKILL);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "nightly/child_process.h"
 
 namespace pollen::nightly {

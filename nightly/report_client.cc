@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 
 namespace pollen::nightly {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
 
 namespace pollen::nightly {
 

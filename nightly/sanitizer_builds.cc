@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "controller/stream_client.h"
+#include "controller/client/stream_client.h"
 #include "nightly/campaign_file.h"
 #include "node/single_run.h"
 #include "node/text_file.h"

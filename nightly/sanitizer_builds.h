@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
 #include "nightly/night_state.h"
 
 namespace pollen::nightly {

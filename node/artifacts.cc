@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 
 namespace pollen::node {
 
@@ -35,7 +35,7 @@ Result<std::string> SaveArtifact(const std::string& dir, const std::vector<uint8
                                  const Failure& failure, const std::string& target) {
   Status made = MakeDirs(dir);
   if (!made.ok()) return made;
-  std::string name = ArtifactPrefix(failure.kind) + "-" + engine::Sha1Hex(input.data(), input.size());
+  std::string name = ArtifactPrefix(failure.kind) + "-" + base::Sha1Hex(input.data(), input.size());
   std::string path = dir + "/" + name;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "node/single_run.h"
 #include "transfer/directory_records.h"
 
@@ -27,8 +27,8 @@ void BuildFollower::Note(const std::string& why) {
 }
 
 bool BuildFollower::WaitRetry() {
-  const uint64_t until = engine::MonotonicMs() + o_.retry_ms;
-  while (engine::MonotonicMs() < until) {
+  const uint64_t until = base::MonotonicMs() + o_.retry_ms;
+  while (base::MonotonicMs() < until) {
     if (o_.should_stop && o_.should_stop()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

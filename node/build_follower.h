@@ -16,8 +16,8 @@
 #include <optional>
 #include <string>
 
-#include "controller/controller_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
 
 namespace pollen::node {
 

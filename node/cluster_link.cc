@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "engine/clock.h"
-#include "engine/sha1.h"
-#include "node/content_hash.h"
+#include "base/clock.h"
+#include "base/digest.h"
+#include "base/sha1.h"
 
 namespace pollen::node {
 namespace {
@@ -25,12 +25,6 @@ constexpr size_t kCrashMessageSlack = 64 * 1024;
 
 bool IsPeerOrigin(const std::string& origin) { return origin.rfind(kPeerOriginPrefix, 0) == 0; }
 
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 ClusterLink::ClusterLink(const ClusterLinkOptions& options,
@@ -43,7 +37,7 @@ ClusterLink::ClusterLink(const ClusterLinkOptions& options,
 ClusterLink::~ClusterLink() = default;
 
 void ClusterLink::OnStart(CorpusFeed& feed) {
-  start_ms_ = engine::MonotonicMs();
+  start_ms_ = base::MonotonicMs();
   size_t counters = feed.coverage().num_counters();
   cluster_known_ = std::make_unique<engine::CoverageMap>(counters);
   announced_ = std::make_unique<engine::CoverageMap>(counters);
@@ -60,7 +54,7 @@ void ClusterLink::OnStart(CorpusFeed& feed) {
       pending_delta_.push_back(f);
     }
     if (IsPeerOrigin(e.origin)) continue;
-    if (auto hash = HashFromHex(e.hash)) {
+    if (auto hash = base::ParseDigestHex(e.hash)) {
       own_hashes_.Add(*hash);
       own++;
     }
@@ -73,7 +67,7 @@ void ClusterLink::OnStart(CorpusFeed& feed) {
 }
 
 void ClusterLink::OnTurn(CorpusFeed& feed) {
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   inbox_.clear();
   client_->Poll(0, &inbox_, kMessagesPerTurn);
   FollowConnection(now);
@@ -97,7 +91,7 @@ void ClusterLink::OnEntryAdded(const CorpusEntry& entry) {
     cluster_known_->Add(features.data(), features.size());
     return;
   }
-  std::optional<broker::Hash> hash = HashFromHex(entry.hash);
+  std::optional<base::Digest> hash = base::ParseDigestHex(entry.hash);
   POLLEN_CHECK(hash.has_value());  // the corpus names entries by their SHA-1
   own_hashes_.Add(*hash);
   for (uint32_t f : features) {
@@ -118,7 +112,7 @@ void ClusterLink::OnNewFailure(const Failure& failure, const std::vector<uint8_t
   broker::CrashReport report;
   report.signature = failure.signature;
   report.kind = failure.kind;
-  report.input_hash = engine::Sha1(input.data(), input.size());
+  report.input_hash = base::Sha1(input.data(), input.size());
   if (input.size() + kCrashMessageSlack <= options_.limits.max_message_bytes) report.input = input;
   if (Publish(std::move(report))) counters_.crashes_sent++;
 }
@@ -132,13 +126,13 @@ void ClusterLink::OnStop(CorpusFeed& feed) {
   // The socket drops what is still queued when it closes: let ZeroMQ write it, first
   // waiting a little for a connection that is not up yet (a node that found a failure
   // right after it started has a crash report to deliver).
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   uint64_t deadline = now + options_.stop_connect_wait_ms;
   bool flushing = false;
   while (true) {
     inbox_.clear();
     client_->Poll(0, &inbox_, kMessagesPerTurn);
-    now = engine::MonotonicMs();
+    now = base::MonotonicMs();
     if (!flushing && client_->stats().connected) {
       flushing = true;
       deadline = now + kFlushMs;
@@ -175,7 +169,7 @@ void ClusterLink::ReceiveInput(const std::string& origin, broker::NewInput& inpu
                                CorpusFeed& feed) {
   bool in_range = InRange(input.features);
   if (in_range) cluster_known_->Add(input.features.data(), input.features.size());
-  if (feed.corpus().Contains(HashToHex(input.hash))) {
+  if (feed.corpus().Contains(base::DigestHex(input.hash))) {
     counters_.inputs_held++;
     return;
   }
@@ -201,8 +195,8 @@ void ClusterLink::ReceiveDigest(const std::string& origin, const broker::CorpusD
                                 const CorpusFeed& feed) {
   if (digest.hashes.empty()) return;
   broker::MissingRequest request;
-  for (const broker::Hash& h : client_->Unseen(digest.hashes)) {
-    if (!feed.corpus().Contains(HashToHex(h))) request.hashes.push_back(h);
+  for (const base::Digest& h : client_->Unseen(digest.hashes)) {
+    if (!feed.corpus().Contains(base::DigestHex(h))) request.hashes.push_back(h);
   }
   if (request.hashes.empty()) return;
   size_t n = request.hashes.size();
@@ -211,8 +205,8 @@ void ClusterLink::ReceiveDigest(const std::string& origin, const broker::CorpusD
 
 void ClusterLink::AnswerRequest(const std::string& origin, const broker::MissingRequest& request,
                                 const CorpusFeed& feed) {
-  for (const broker::Hash& h : request.hashes) {
-    const CorpusEntry* entry = feed.corpus().Find(HashToHex(h));
+  for (const base::Digest& h : request.hashes) {
+    const CorpusEntry* entry = feed.corpus().Find(base::DigestHex(h));
     if (entry == nullptr) continue;  // never had it, or asked of the wrong node
     if (Publish(broker::NewInput{h, entry->data, entry->features}, origin)) {
       counters_.inputs_replied++;
@@ -226,7 +220,7 @@ void ClusterLink::ReceiveCrash(const std::string& origin, const broker::CrashRep
   spdlog::warn("cluster: node {} found a failure: {} [{}], {}-byte reproducer", origin, crash.kind,
                crash.signature, crash.input.size());
   if (store_ == nullptr) return;
-  int64_t now = UnixMs();
+  int64_t now = base::UnixMs();
   storage::CrashRecord record{crash.kind, crash.input,
                               "reported by cluster node " + origin +
                                   "; not reproduced here (pollen repro TARGET FILE shows its stack)",

@@ -8,8 +8,8 @@
 #include <deque>
 #include <set>
 
-#include "engine/sha1.h"
-#include "node/content_hash.h"
+#include "base/digest.h"
+#include "base/sha1.h"
 
 namespace pollen::node {
 namespace {
@@ -41,14 +41,14 @@ class FakeClient : public broker::BrokerClient {
     return n;
   }
   void SetNodeStats(const broker::NodeStats&) override {}
-  std::vector<broker::Hash> Unseen(const std::vector<broker::Hash>& hashes) const override {
-    std::vector<broker::Hash> unseen;
+  std::vector<base::Digest> Unseen(const std::vector<base::Digest>& hashes) const override {
+    std::vector<base::Digest> unseen;
     for (const auto& h : hashes) {
       if (!seen.count(h)) unseen.push_back(h);
     }
     return unseen;
   }
-  void Forget(const broker::Hash& hash) override { seen.erase(hash); }
+  void Forget(const base::Digest& hash) override { seen.erase(hash); }
   broker::ClientStats stats() const override { return client_stats; }
 
   // The bodies of one kind sent so far, with their addressees.
@@ -63,7 +63,7 @@ class FakeClient : public broker::BrokerClient {
 
   std::vector<Sent> sent;
   std::deque<broker::ClusterMessage> incoming;
-  std::set<broker::Hash> seen;
+  std::set<base::Digest> seen;
   broker::ClientStats client_stats;
 };
 
@@ -113,7 +113,7 @@ class FakeFeed : public CorpusFeed {
 };
 
 std::vector<uint8_t> Bytes(const std::string& s) { return {s.begin(), s.end()}; }
-broker::Hash HashOf(const std::string& s) { return engine::Sha1(Bytes(s).data(), s.size()); }
+base::Digest HashOf(const std::string& s) { return base::Sha1(Bytes(s).data(), s.size()); }
 
 broker::ClusterMessage From(const std::string& origin, broker::MessageBody body,
                             uint64_t session = 1) {
@@ -282,11 +282,11 @@ TEST_F(ClusterLinkTest, PublishesEachFailureOnceAndNotOnesTheClusterReported) {
 }
 
 TEST(ContentHashTest, HexRoundTrips) {
-  broker::Hash h = HashOf("abc");
-  EXPECT_EQ(HashToHex(h), "a9993e364706816aba3e25717850c26c9cd0d89d");
-  EXPECT_EQ(HashFromHex("A9993E364706816ABA3E25717850C26C9CD0D89D"), h);
-  EXPECT_FALSE(HashFromHex("a9993e").has_value());
-  EXPECT_FALSE(HashFromHex("g9993e364706816aba3e25717850c26c9cd0d89d").has_value());
+  base::Digest h = HashOf("abc");
+  EXPECT_EQ(base::DigestHex(h), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(base::ParseDigestHex("A9993E364706816ABA3E25717850C26C9CD0D89D"), h);
+  EXPECT_FALSE(base::ParseDigestHex("a9993e").has_value());
+  EXPECT_FALSE(base::ParseDigestHex("g9993e364706816aba3e25717850c26c9cd0d89d").has_value());
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/digest.h"
+#include "base/sha1.h"
 #include "engine/coverage.h"
-#include "engine/sha1.h"
 #include "node/cluster_link.h"
-#include "node/content_hash.h"
 #include "node/interrupt.h"
 
 namespace pollen::node {
@@ -38,10 +38,10 @@ ControllerLink::~ControllerLink() = default;
 bool ControllerLink::Start(uint64_t wait_ms) {
   session_->Start();
   // In slices, so that Ctrl-C (node/interrupt.h) need not wait for the whole time.
-  const uint64_t deadline = engine::MonotonicMs() + wait_ms;
+  const uint64_t deadline = base::MonotonicMs() + wait_ms;
   bool answered = false;
-  for (uint64_t now = engine::MonotonicMs(); !answered && !Interrupted() && now < deadline;
-       now = engine::MonotonicMs()) {
+  for (uint64_t now = base::MonotonicMs(); !answered && !Interrupted() && now < deadline;
+       now = base::MonotonicMs()) {
     answered = session_->WaitForFirstAnswer(std::min<uint64_t>(50, deadline - now));
   }
   // An unreachable controller or a refused key was logged by the session already.
@@ -55,7 +55,7 @@ bool ControllerLink::Start(uint64_t wait_ms) {
 }
 
 void ControllerLink::OnStart(CorpusFeed& feed) {
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   rate_window_ms_ = now;
   rate_window_executions_ = feed.executions();
   UpdateStats(feed, now);
@@ -73,7 +73,7 @@ void ControllerLink::OnStart(CorpusFeed& feed) {
 }
 
 void ControllerLink::OnTurn(CorpusFeed& feed) {
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   if (now >= next_stats_ms_) UpdateStats(feed, now);
   if (session_->TakeResyncRequest()) StartResync(feed);
   // Inputs were dropped from a full queue: once the queue has room again (the controller is
@@ -111,7 +111,7 @@ void ControllerLink::OnEntryAdded(const CorpusEntry& entry) {
 }
 
 bool ControllerLink::QueueEntry(const CorpusEntry& entry, bool live) {
-  std::optional<broker::Hash> hash = HashFromHex(entry.hash);
+  std::optional<base::Digest> hash = base::ParseDigestHex(entry.hash);
   POLLEN_CHECK(hash.has_value());  // the corpus names entries by their SHA-1
   controller::InputEntry input;
   input.hash = *hash;
@@ -170,7 +170,7 @@ void ControllerLink::DrainFetched(CorpusFeed& feed) {
   const uint64_t counters = feed.coverage().num_counters();
   for (size_t budget = options_.fetched_per_turn; budget > 0 && !fetched_.empty(); budget--) {
     FetchedInput& in = fetched_.front();
-    if (feed.corpus().Contains(engine::Sha1Hex(in.bytes.data(), in.bytes.size()))) {
+    if (feed.corpus().Contains(base::Sha1Hex(in.bytes.data(), in.bytes.size()))) {
       counters_.fetched_held++;
     } else if (!in.features.empty() && engine::FeatureCounter(in.features.back()) < counters &&
                in.bytes.size() <= feed.max_len()) {
@@ -303,7 +303,7 @@ std::string ControllerLink::StatusFields() const {
 }
 
 void ControllerLink::OnStop(CorpusFeed& feed) {
-  UpdateStats(feed, engine::MonotonicMs());
+  UpdateStats(feed, base::MonotonicMs());
   session_->Stop(options_.stop_flush_ms);
   ControllerSessionCounters c = session_->counters();
   spdlog::info(

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <map>
 
+#include "base/digest.h"
+#include "controller/client/stream_client.h"
 #include "controller/controller_test_util.h"
-#include "controller/stream_client.h"
 #include "transfer/transfer_test_util.h"
-#include "node/content_hash.h"
 
 namespace pollen::node {
 namespace {
@@ -456,7 +456,7 @@ TEST_F(ControllerLinkTest, ARefusedKeyIsSaidAndTheNodeFuzzesOn) {
   endpoint_ = (*controller_)->endpoint();
   controller::ControllerClientOptions intruder;
   intruder.controller = endpoint_;
-  intruder.keys = broker::GenerateKeyPair().value();
+  intruder.keys = net::GenerateKeyPair().value();
   intruder.controller_public_key = keys.setup.broker.public_key;
   link_ =
       MakeLink("node-a", nullptr, [intruder] { return controller::ConnectController(intruder); });

@@ -9,9 +9,9 @@
 #include <limits>
 #include <utility>
 
-#include "controller/record_names.h"
-#include "controller/stream_client.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "controller/client/record_names.h"
+#include "controller/client/stream_client.h"
 #include "node/process_rss.h"
 
 namespace pollen::node {
@@ -93,7 +93,7 @@ ControllerSession::Queued ControllerSession::QueueInput(controller::InputEntry e
     if (count_if_full) counters_.inputs_dropped++;
     return Queued::kFull;
   }
-  if (inputs_.empty()) oldest_input_ms_ = engine::MonotonicMs();
+  if (inputs_.empty()) oldest_input_ms_ = base::MonotonicMs();
   inputs_.push_back(std::move(entry));
   queued_bytes_ += bytes;
   if (inputs_.size() == options_.max_batch_entries) wake_.notify_one();
@@ -181,7 +181,7 @@ void ControllerSession::Stop(uint64_t flush_ms) {
     if (!stopping_) {
       stopping_ = true;
       leave_ = flush_ms > 0;
-      stop_deadline_ms_ = engine::MonotonicMs() + flush_ms;
+      stop_deadline_ms_ = base::MonotonicMs() + flush_ms;
     }
     wake_.notify_one();
   }
@@ -203,7 +203,7 @@ void ControllerSession::Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::unique_lock lock(mu_);
   while (true) {
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     if (stopping_ && (now >= stop_deadline_ms_ || !registered_ || !HasWorkLocked())) break;
     uint64_t wake_ms = kNever;
     Action action = NextActionLocked(now, &wake_ms);
@@ -220,7 +220,7 @@ void ControllerSession::Run() {
   }
   // A clean end says so; else the controller would report the node lost a little later.
   if (leave_ && registered_ && state_ != ControllerState::kRejected) {
-    stop_deadline_ms_ = std::max(stop_deadline_ms_, engine::MonotonicMs() + kLeavingMs);
+    stop_deadline_ms_ = std::max(stop_deadline_ms_, base::MonotonicMs() + kLeavingMs);
     lock.unlock();
     Heartbeat(/*leaving=*/true);
   }
@@ -282,7 +282,7 @@ void ControllerSession::Do(Action action) {
 
 std::optional<controller::Reply> ControllerSession::Send(const controller::Request& request,
                                                          uint64_t timeout_ms) {
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   {
     std::lock_guard lock(mu_);
     if (stopping_)
@@ -302,7 +302,7 @@ std::optional<controller::Reply> ControllerSession::Send(const controller::Reque
   Result<controller::Reply> reply = client_->Request(request, static_cast<int>(timeout_ms));
   if (reply.ok()) return std::move(reply).value();
 
-  now = engine::MonotonicMs();
+  now = base::MonotonicMs();
   const bool refused = client_->refused();
   std::lock_guard lock(mu_);
   counters_.failed_requests++;
@@ -348,7 +348,7 @@ void ControllerSession::Register() {
   if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
     if (error->code == controller::ErrorCode::kStorage) {
       std::lock_guard lock(mu_);
-      retry_at_ms_ = engine::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
+      retry_at_ms_ = base::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
       if (last_error_logged_ != error->message) {
         last_error_logged_ = error->message;
         spdlog::warn("the controller at {} could not register this node ({}): trying again",
@@ -365,7 +365,7 @@ void ControllerSession::Register() {
     Reject("the controller at " + options_.endpoint + " answered a registration with another kind");
     return;
   }
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   std::lock_guard lock(mu_);
   counters_.registrations++;
   registered_ = true;
@@ -406,7 +406,7 @@ void ControllerSession::Heartbeat(bool leaving) {
   {
     std::lock_guard lock(mu_);
     request.stats = stats_;
-    next_heartbeat_ms_ = engine::MonotonicMs() + options_.heartbeat_interval_ms;
+    next_heartbeat_ms_ = base::MonotonicMs() + options_.heartbeat_interval_ms;
   }
   request.stats.rss_bytes = ProcessTreeRssBytes();
   std::optional<controller::Reply> reply = Send(request, options_.request_timeout_ms);
@@ -499,7 +499,7 @@ void ControllerSession::StreamCrash(controller::CrashRequest crash) {
     }
     spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", signature, size,
                  pushed.message());
-    crash_retry_at_ms_ = engine::MonotonicMs() + options_.pull_retry_ms;
+    crash_retry_at_ms_ = base::MonotonicMs() + options_.pull_retry_ms;
     return;
   }
   crash_stream_failures_ = 0;
@@ -525,7 +525,7 @@ void ControllerSession::SendInputs() {
       inputs_.pop_front();
     }
     inflight_inputs_ = inflight_.size();
-    if (!inputs_.empty()) oldest_input_ms_ = engine::MonotonicMs();
+    if (!inputs_.empty()) oldest_input_ms_ = base::MonotonicMs();
   }
   if (inflight_.empty()) return;
   request.entries = std::move(inflight_);
@@ -571,7 +571,7 @@ bool ControllerSession::KeepAfterError(const controller::ErrorReply& error, cons
     return true;
   }
   if (error.code == controller::ErrorCode::kStorage) {
-    retry_at_ms_ = engine::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
+    retry_at_ms_ = base::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
     if (last_error_logged_ != error.message) {
       last_error_logged_ = error.message;
       spdlog::warn("the controller at {} could not store {} ({}): trying again", options_.endpoint,
@@ -644,7 +644,7 @@ void ControllerSession::Pull(bool pushed) {
   }
   if (pull_paused_ || stopping_) return;  // resumed when the queue has room; or the end
   counters_.failed_pulls++;
-  pull_retry_at_ms_ = engine::MonotonicMs() + options_.pull_retry_ms;
+  pull_retry_at_ms_ = base::MonotonicMs() + options_.pull_retry_ms;
   if (last_pull_error_logged_ != pulled.status().message()) {
     last_pull_error_logged_ = pulled.status().message();
     spdlog::warn("controller: cannot pull {} ({}): trying again in {}", resource,
@@ -659,7 +659,7 @@ Status ControllerSession::CommitFetched(bool pushed, std::string_view name,
   uint64_t seq = 0;
   bool good = true;
   if (pushed) {
-    controller::Hash hash;
+    base::Digest hash;
     good = controller::ParsePushedRecordName(name, &seq, &hash);
     in.bytes.assign(data.begin(), data.end());
   } else {

@@ -47,10 +47,10 @@
 #include <thread>
 #include <vector>
 
-#include "controller/controller_client.h"
-#include "controller/controller_message.h"
-#include "controller/stream_client.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "controller/client/controller_client.h"
+#include "controller/client/controller_message.h"
+#include "controller/client/stream_client.h"
 
 namespace pollen::node {
 

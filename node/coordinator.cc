@@ -1,4 +1,3 @@
-#include "engine/clock.h"
 #include "node/coordinator.h"
 
 #include <capnp/message.h>
@@ -13,7 +12,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "node/artifacts.h"
 #include "node/crash_minimizer.h"
 #include "node/drift_check.h"
@@ -48,13 +48,6 @@ constexpr uint64_t kRunCostBytes = 64;
 constexpr uint64_t kMinimizeInitialCost = kMinimizeRuns * (kRunCostBytes + 64);
 constexpr uint64_t kRssCheckEveryMs = 200;
 constexpr uint64_t kTimeoutGraceMs = 2000;   // after SIGUSR1, before SIGKILL
-
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string HumanBytes(uint64_t b) {
   char buf[32];
@@ -126,7 +119,7 @@ uint64_t Coordinator::TotalRuns() const {
 bool Coordinator::ShouldStop() const {
   if (stop_) return true;
   if (observer_ != nullptr && observer_->StopRequested()) return true;
-  if (options_.time != 0 && engine::MonotonicMs() - start_ms_ >= options_.time * 1000) return true;
+  if (options_.time != 0 && base::MonotonicMs() - start_ms_ >= options_.time * 1000) return true;
   if (options_.runs != 0 && TotalRuns() >= options_.runs) return true;
   return false;
 }
@@ -153,7 +146,7 @@ void Coordinator::Dispatch(Slot& slot) {
       });
       if (executing) return;  // fuzz only once the baseline coverage is complete
       baseline_done_ = true;
-      baseline_ms_ = engine::MonotonicMs() - start_ms_;
+      baseline_ms_ = base::MonotonicMs() - start_ms_;
       size_t largest = 0;
       for (size_t i = 0; i < corpus_->size(); i++) {
         largest = std::max(largest, corpus_->entry(i).data.size());
@@ -213,14 +206,14 @@ void Coordinator::Dispatch(Slot& slot) {
   // Inputs run as they are (the stored corpus, peers' finds) always with the profile unless
   // it is off: the levels they reached are known before fuzzing, and what a peer's profile
   // found counts here too.
-  uint64_t now_ms = engine::MonotonicMs();
+  uint64_t now_ms = base::MonotonicMs();
   bool profile = slot.state == Slot::State::kExecute
                      ? value_profile_.setting() != Setting::kOff
                      : value_profile_.Active(now_ms, coverage_->edges());
   h->value_profile = profile ? 1 : 0;
   slot.last_runs = 0;
   slot.last_progress_ms = now_ms;
-  slot.request_start_us = engine::MonotonicUs();
+  slot.request_start_us = base::MonotonicUs();
   if (!slot.proc->Send(message).ok()) {
     // The worker is gone; its death shows on the control pipe.
   }
@@ -282,7 +275,7 @@ void Coordinator::ExecuteInput(std::vector<uint8_t> input, std::string origin) {
 
 bool Coordinator::OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> features,
                              std::string origin) {
-  if (corpus_->Contains(engine::Sha1Hex(input.data(), input.size()))) return false;
+  if (corpus_->Contains(base::Sha1Hex(input.data(), input.size()))) return false;
   if (coverage_->CountNew(features.data(), features.size()) == 0) return false;
   return AddEntry(std::move(input), features.data(), features.size(), 0, std::move(origin));
 }
@@ -301,7 +294,7 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         slot.state = Slot::State::kIdle;
         fuzz_runs_ += r.getRuns();
         fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
-        const uint64_t elapsed_us = engine::MonotonicUs() - slot.request_start_us;
+        const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
         fuzz_us_ += elapsed_us;
         if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound(), elapsed_us);
         if (slot.stage) {
@@ -317,8 +310,8 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         }
         if (!r.getFound()) {
           if (slot.entry != SIZE_MAX &&
-              slot.drift.Observe(corpus_->entry(slot.entry).features.size(), r.getEntryFeatureCount(),
-                                 engine::MonotonicMs())) {
+              slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
+                                 r.getEntryFeatureCount(), base::MonotonicMs())) {
             RestartDrifted(slot);
           }
           break;
@@ -343,8 +336,8 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         slot.state = Slot::State::kMinimize;
         slot.minimize_input_size = size;
         slot.last_runs = 0;
-        slot.last_progress_ms = engine::MonotonicMs();
-        slot.request_start_us = engine::MonotonicUs();
+        slot.last_progress_ms = base::MonotonicMs();
+        slot.request_start_us = base::MonotonicUs();
         (void)slot.proc->Send(message);
         return;
       }
@@ -354,7 +347,7 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
         minimize_runs_ += r.getRuns();
         // The candidates shrink from the input's size towards the result's.
         minimize_cost_ += r.getRuns() * (kRunCostBytes + (slot.minimize_input_size + r.getInputSize()) / 2);
-        minimize_us_ += engine::MonotonicUs() - slot.request_start_us;
+        minimize_us_ += base::MonotonicUs() - slot.request_start_us;
         minimize_requests_++;
         size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
         AcceptInput(slot, slot.proc->shm().raw(), size, 0);
@@ -420,7 +413,8 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
 void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure& failure) {
   uint64_t seen = ++failure_counts_[failure.signature];
   if (store_ != nullptr) {
-    storage::CrashRecord record{failure.kind, input, failure.report, 1, UnixMs(), UnixMs()};
+    storage::CrashRecord record{failure.kind,   input,         failure.report, 1,
+                                base::UnixMs(), base::UnixMs()};
     Status st = store_->PutCrash(failure.signature, record);
     if (!st.ok()) spdlog::warn("cannot record the failure in the store: {}", st.message());
   }
@@ -537,7 +531,7 @@ void Coordinator::Watch(Slot& slot, uint64_t now_ms) {
 }
 
 void Coordinator::PrintStatus(const char* event) {
-  uint64_t now = engine::MonotonicMs();
+  uint64_t now = base::MonotonicMs();
   last_status_ms_ = now;
   double secs = std::max(0.001, static_cast<double>(now - start_ms_) / 1000.0);
   uint64_t runs = TotalRuns();
@@ -552,7 +546,7 @@ void Coordinator::PrintStatus(const char* event) {
 
 Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
                                      std::vector<std::vector<uint32_t>> known_features) {
-  start_ms_ = engine::MonotonicMs();
+  start_ms_ = base::MonotonicMs();
   const std::string learned_path = LearnedDictionaryPath(options_.workdir);
   Status learned = LoadLearnedDictionary(learned_path, &learned_);
   if (!learned.ok()) spdlog::warn("ignoring the learned dictionary: {}", learned.message());
@@ -609,7 +603,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
       if (dead) HandleDeath(*s);
       if (stop_) break;
     }
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     for (auto& s : slots_) Watch(*s, now);
     if (now - last_rss_ms >= kRssCheckEveryMs) {
       last_rss_ms = now;
@@ -661,7 +655,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
                baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,
                minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
                drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on());
-  summary_.seconds = static_cast<double>(engine::MonotonicMs() - start_ms_) / 1000.0;
+  summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();
   summary_.corpus_entries = corpus_->size();

@@ -1,10 +1,10 @@
-#include "engine/clock.h"
 #include "node/crash_minimizer.h"
 
 #include <time.h>
 
 #include <memory>
 
+#include "base/clock.h"
 #include "engine/minimizer.h"
 #include "node/interrupt.h"
 
@@ -24,11 +24,11 @@ CrashMinimizeResult MinimizeFailure(WorkerLauncher& launcher, const std::vector<
     return result;
   }
 
-  const uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(time_limit_s) * 1000;
+  const uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(time_limit_s) * 1000;
   std::unique_ptr<WorkerProcess> worker;
   bool out_of_time = false;
   auto oracle = [&](const uint8_t* data, size_t size) -> bool {
-    if (Interrupted() || engine::MonotonicMs() > deadline) {
+    if (Interrupted() || base::MonotonicMs() > deadline) {
       out_of_time = true;
       return false;
     }

@@ -2,13 +2,13 @@
 
 #include <iterator>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::node {
 
 DigestCycle::DigestCycle(size_t page_size) : page_size_(page_size) { POLLEN_CHECK(page_size > 0); }
 
-void DigestCycle::Add(const broker::Hash& hash) { hashes_.insert(hash); }
+void DigestCycle::Add(const base::Digest& hash) { hashes_.insert(hash); }
 
 broker::CorpusDigest DigestCycle::NextPage() {
   broker::CorpusDigest page;

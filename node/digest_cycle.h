@@ -20,7 +20,7 @@ class DigestCycle {
   explicit DigestCycle(size_t page_size);
 
   // Adds a hash; adding one already there does nothing.
-  void Add(const broker::Hash& hash);
+  void Add(const base::Digest& hash);
   size_t size() const { return hashes_.size(); }
 
   // The next page: corpus_size is size(), first_index the position of its first hash in
@@ -30,8 +30,8 @@ class DigestCycle {
 
  private:
   size_t page_size_;
-  std::set<broker::Hash> hashes_;
-  std::optional<broker::Hash> last_;  // the last hash of the previous page
+  std::set<base::Digest> hashes_;
+  std::optional<base::Digest> last_;  // the last hash of the previous page
 };
 
 }  // namespace pollen::node

@@ -9,8 +9,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-broker::Hash H(uint8_t first) {
-  broker::Hash h{};
+base::Digest H(uint8_t first) {
+  base::Digest h{};
   h[0] = first;
   return h;
 }

@@ -7,8 +7,8 @@
 #include <regex>
 #include <sstream>
 
-#include "engine/sha1.h"
-#include "engine/signal_names.h"
+#include "base/sha1.h"
+#include "base/signal_names.h"
 #include "node/symbolizer.h"
 
 namespace pollen::node {
@@ -180,7 +180,7 @@ Failure ClassifyFailure(const DeathContext& death) {
     f.summary = m[1].str();
   } else if (WIFSIGNALED(death.wait_status)) {
     int sig = WTERMSIG(death.wait_status);
-    const char* k = engine::FatalSignalName(sig);
+    const char* k = base::FatalSignalName(sig);
     f.kind = k ? k : ("signal-" + std::to_string(sig));
     f.summary = std::string("deadly signal ") + (k ? std::string("SIG") + k : std::to_string(sig));
     if (sig == SIGKILL) f.summary += " (killed from outside: the kernel's OOM killer?)";
@@ -193,7 +193,7 @@ Failure ClassifyFailure(const DeathContext& death) {
   f.frames = TopUserFrames(f.report, 3);
   std::string key = f.kind;
   for (const auto& fr : f.frames) key += "\n" + fr;
-  std::string hex = engine::Sha1Hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
+  std::string hex = base::Sha1Hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
   f.signature = hex.substr(0, 16);
   return f;
 }

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/coverage.h"
-#include "engine/status.h"
 
 namespace pollen::node {
 

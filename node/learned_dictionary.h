@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "engine/learned_words.h"
-#include "engine/status.h"
 
 namespace pollen::node {
 

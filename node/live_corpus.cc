@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
 
 namespace pollen::node {
 namespace {
@@ -15,9 +16,7 @@ storage::EntryMeta NewMeta(size_t size, const std::vector<uint32_t>& features, u
   meta.features = features;
   meta.exec_time_us = exec_time_us;
   meta.origin = origin;
-  meta.first_seen_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+  meta.first_seen_unix_ms = base::UnixMs();
   return meta;
 }
 
@@ -65,7 +64,7 @@ const CorpusEntry* LiveCorpus::Find(const std::string& hash) const {
 
 Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
                        std::string origin) {
-  std::string hash = engine::Sha1Hex(data.data(), data.size());
+  std::string hash = base::Sha1Hex(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
   if (origin.empty()) origin = origin_;
   std::sort(features.begin(), features.end());
@@ -84,7 +83,7 @@ Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint
   *replaced = false;
   CorpusEntry& old = entries_[i];
   if (data.size() >= old.data.size()) return Status::Ok();
-  std::string hash = engine::Sha1Hex(data.data(), data.size());
+  std::string hash = base::Sha1Hex(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());

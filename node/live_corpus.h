@@ -8,10 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/feature_owners.h"
 #include "engine/rng.h"
 #include "engine/scheduler.h"
-#include "engine/status.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::node {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "storage/corpus_store.h"
 #include "tests/test_util.h"
 
@@ -44,7 +44,7 @@ TEST_F(LiveCorpusTest, ReplaceSwapsAnEntryForAShorterOneWithWhatItOwns) {
   EXPECT_EQ(corpus.entry(1).origin, "local");
   EXPECT_EQ(corpus.total_bytes(), 4u + 3u);
   EXPECT_FALSE(corpus.Contains(old_hash));
-  EXPECT_TRUE(corpus.Contains(engine::Sha1Hex(corpus.entry(1).data.data(), 3)));
+  EXPECT_TRUE(corpus.Contains(base::Sha1Hex(corpus.entry(1).data.data(), 3)));
   // Entry 0 owns what it owned; entry 1, now smaller than it, took nothing it lacks.
   EXPECT_EQ(corpus.Owned(0), (std::vector<uint32_t>{1, 2}));
 

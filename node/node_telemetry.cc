@@ -1,6 +1,6 @@
 #include "node/node_telemetry.h"
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "node/cluster_link.h"
 #include "node/controller_link.h"
 #include "node/process_rss.h"
@@ -41,11 +41,11 @@ class NodeTelemetry::Observer : public CoordinatorObserver {
 
   void OnStart(CorpusFeed& feed) override {
     next_.fuzzing = true;
-    Take(feed, engine::MonotonicMs());
+    Take(feed, base::MonotonicMs());
   }
   void OnTurn(CorpusFeed& feed) override {
     telemetry_->loop_.Tick();
-    const uint64_t now = engine::MonotonicMs();
+    const uint64_t now = base::MonotonicMs();
     if (now - last_ms_ >= kSnapshotEveryMs) Take(feed, now);
   }
   void OnEntryAdded(const CorpusEntry&) override {}
@@ -56,7 +56,7 @@ class NodeTelemetry::Observer : public CoordinatorObserver {
   void OnStop(CorpusFeed& feed) override {
     next_.fuzzing = false;
     next_.stopped = true;
-    Take(feed, engine::MonotonicMs());
+    Take(feed, base::MonotonicMs());
     telemetry_->loop_.Ended();
   }
 

@@ -1,6 +1,6 @@
 #include "node/observer_list.h"
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::node {
 

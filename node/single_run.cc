@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "node/artifacts.h"
 
 namespace pollen::node {
@@ -10,7 +10,7 @@ namespace pollen::node {
 Result<std::string> BuildIdOf(const std::string& target) {
   auto data = ReadWholeFile(target);
   if (!data.ok()) return data.status();
-  return engine::BuildIdOf(data->data(), data->size());
+  return base::BuildIdOf(data->data(), data->size());
 }
 
 Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,

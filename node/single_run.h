@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "node/global_coverage.h"
 #include "node/worker_launcher.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "node/worker_launcher.h"
 #include "node/worker_process.h"
 #include "storage/input_executor.h"

@@ -1,4 +1,3 @@
-#include "engine/clock.h"
 #include "node/worker_launcher.h"
 
 #include <capnp/message.h>
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "base/clock.h"
 #include "engine/value_profile.h"
 #include "schema/worker.capnp.h"
 
@@ -147,7 +147,7 @@ Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
   death.timeout_s = options.timeout_s;
   death.rss_limit_mb = options.rss_limit_mb;
   engine::FrameWords words;
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(options.timeout_s) * 1000;
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(options.timeout_s) * 1000;
   bool died = !sent.ok();
   while (!died) {
     auto r = worker.WaitReceive(&words, 100);
@@ -175,11 +175,12 @@ Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
       worker.Kill();
       break;
     }
-    if (engine::MonotonicMs() > deadline) {
+    if (base::MonotonicMs() > deadline) {
       death.killed_for_timeout = true;
       kill(worker.pid(), SIGUSR1);  // the runtime prints the stuck stack and exits
-      uint64_t grace = engine::MonotonicMs() + 2000;
-      while (engine::MonotonicMs() < grace && worker.WaitReceive(&words, 100) == WorkerProcess::Receive::kNone) {
+      uint64_t grace = base::MonotonicMs() + 2000;
+      while (base::MonotonicMs() < grace &&
+             worker.WaitReceive(&words, 100) == WorkerProcess::Receive::kNone) {
       }
       worker.Kill();
       break;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/dictionary.h"
-#include "engine/status.h"
 #include "node/failure.h"
 #include "node/global_coverage.h"
 #include "node/worker_process.h"

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/frame.h"
 #include "engine/shm_layout.h"
-#include "engine/status.h"
 
 namespace pollen::node {
 

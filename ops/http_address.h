@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::ops {
 

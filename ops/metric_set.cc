@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::ops {
 

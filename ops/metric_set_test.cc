@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/clock.h"
 #include "ops/loop_watch.h"
-#include "engine/clock.h"
 
 namespace pollen::ops {
 namespace {
@@ -38,8 +38,8 @@ TEST(LoopWatchTest, AliveUntilAStartedLoopStalls) {
   watch.Tick();
   EXPECT_TRUE(watch.Check(60000).ok);
   // Wait for the clock to move on (an event, not a guess at a duration).
-  const uint64_t ticked = engine::MonotonicMs();
-  while (engine::MonotonicMs() < ticked + 2) {
+  const uint64_t ticked = base::MonotonicMs();
+  while (base::MonotonicMs() < ticked + 2) {
   }
   Probe stalled = watch.Check(0);
   EXPECT_FALSE(stalled.ok);

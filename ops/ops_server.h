@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "ops/metric_set.h"
 #include "ops/probe.h"
 

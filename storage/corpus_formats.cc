@@ -13,8 +13,8 @@
 #include <system_error>
 #include <utility>
 
-#include "engine/scoped_fd.h"
-#include "engine/sha1.h"
+#include "base/scoped_fd.h"
+#include "base/sha1.h"
 #include "storage/go_corpus.h"
 
 namespace pollen::storage {
@@ -22,8 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using engine::ErrnoText;
-using engine::ScopedFd;
+using base::ErrnoText;
+using base::ScopedFd;
 
 // Ok when `dir` is an existing directory; otherwise an error naming it.
 Status CheckDirectory(const std::string& dir) {
@@ -228,7 +228,7 @@ std::string CorpusFileName(CorpusFormat format, const uint8_t* data, size_t size
                            uint64_t sequence) {
   switch (format) {
     case CorpusFormat::kLibFuzzer:
-      return engine::Sha1Hex(data, size);
+      return base::Sha1Hex(data, size);
     case CorpusFormat::kAfl: {
       char name[64];
       std::snprintf(name, sizeof(name), "id:%06llu,src:pollen",

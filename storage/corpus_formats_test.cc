@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "gtest/gtest.h"
 #include "storage/go_corpus.h"
 #include "storage/store_test_util.h"
@@ -135,7 +135,7 @@ TEST(CorpusFormatTest, LibFuzzerFilesAreRawAndNamedBySha1) {
   Export(scratch.path(), CorpusFormat::kLibFuzzer, inputs);
   std::vector<std::string> expected;
   for (const std::vector<uint8_t>& input : inputs) {
-    const std::string name = engine::Sha1Hex(input.data(), input.size());
+    const std::string name = base::Sha1Hex(input.data(), input.size());
     expected.push_back(name);
     EXPECT_EQ(FileText(scratch.Sub(name)), std::string(input.begin(), input.end()));
   }

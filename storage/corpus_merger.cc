@@ -7,7 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "storage/merge_state.h"
 #include "storage/set_cover.h"
 
@@ -28,12 +29,6 @@ enum class From : uint8_t {
 
 std::string RecordKey(std::string_view hash) {
   return std::string(kMergeRecordPrefix) + std::string(hash);
-}
-
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -114,7 +109,7 @@ Result<MergeReport> CorpusMerger::Run() {
       destination_->GetAux(AuxTable::kMergeState, kMergeStartKey);
   if (!start.ok()) return start.status();
   State st;
-  st.start_unix_ms = start->has_value() ? std::atoll((*start)->c_str()) : NowUnixMs();
+  st.start_unix_ms = start->has_value() ? std::atoll((*start)->c_str()) : base::UnixMs();
   if (options_.now_unix_ms != 0) st.start_unix_ms = options_.now_unix_ms;
   const std::pair<std::string, std::string> header[] = {
       {kMergeBuildIdKey, build_id}, {kMergeStartKey, std::to_string(st.start_unix_ms)}};
@@ -182,7 +177,7 @@ Status CorpusMerger::Gather(State& st) {
       if (++st.report.inputs_seen % kProgressEvery == 0) {
         Progress(st.report.inputs_seen, 0, MergePhase::kGather);
       }
-      std::string hash = engine::Sha1Hex(data.data(), data.size());
+      std::string hash = base::Sha1Hex(data.data(), data.size());
       if (st.Known(hash)) {
         ++st.report.duplicates;
         return Status::Ok();

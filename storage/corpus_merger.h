@@ -15,7 +15,7 @@
 // Steps of Run():
 //   1. gather:  read every source; deduplicate by hash (the destination first, then trusted
 //               store entries, then the rest in the order the sources were added; an input
-//               source's hash is engine::Sha1Hex of its bytes, a store's is its key). An
+//               source's hash is base::Sha1Hex of its bytes, a store's is its key). An
 //               input that needs execution and has no record in the merge state gets a
 //               "pending" record holding its bytes.
 //   2. execute: run every pending input; its result (features, or the failure kind) replaces
@@ -52,7 +52,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "storage/corpus_store.h"
 #include "storage/input_executor.h"
 

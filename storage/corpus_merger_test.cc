@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "storage/record_codec.h"
@@ -33,7 +33,7 @@ std::vector<uint32_t> FeaturesOf(std::string_view text) {
 }
 
 std::string HashOf(std::string_view text) {
-  return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  return base::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size());
 }
 
 // Computes FeaturesOf; inputs starting with "crash" fail with "SEGV"; after `limit` calls it

@@ -48,7 +48,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "storage/counter_tables.h"
 #include "storage/records.h"
 

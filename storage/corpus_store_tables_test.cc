@@ -236,25 +236,36 @@ TEST_F(CorpusStoreTablesTest, PutsDuringCompactionsAreKept) {
   std::unique_ptr<CorpusStore> store = Open();
   ASSERT_NE(store, nullptr);
   PutEntries(*store, 50, 0);
+  // Odd while a Compact runs. A put that starts and ends with the same odd value ran inside
+  // one compaction: the writer goes on (past its 300 entries, up to kMaxPuts) until one has.
+  constexpr int kMaxPuts = 20000;
+  std::atomic<uint64_t> compaction_phase{0};
   std::atomic<bool> done{false};
+  int overlapped = 0, puts = 0;
   std::map<std::string, std::vector<uint32_t>> put;
   std::thread writer([&] {
     std::mt19937_64 rng(7);
-    for (int i = 0; i < 300; ++i) {
-      const std::string input = "concurrent " + std::to_string(i);
-      const EntryMeta meta = MetaFor(input, TargetLikeFeatures(rng, i < 150 ? 0 : 1000));
+    for (; puts < kMaxPuts && (puts < 300 || overlapped == 0); ++puts) {
+      const std::string input = "concurrent " + std::to_string(puts);
+      const EntryMeta meta = MetaFor(input, TargetLikeFeatures(rng, puts < 150 ? 0 : 1000));
       const std::vector<uint8_t> bytes = Bytes(input);
+      const uint64_t before = compaction_phase.load();
       EXPECT_TRUE(store->PutEntry(input, bytes.data(), bytes.size(), meta).ok());
+      if (before % 2 == 1 && compaction_phase.load() == before) ++overlapped;
       put[input] = meta.features;
     }
     done = true;
   });
   int compactions = 0;
   while (!done || compactions < 2) {
+    compaction_phase.fetch_add(1);
     ASSERT_TRUE(store->Compact().ok());
+    compaction_phase.fetch_add(1);
     ++compactions;
   }
   writer.join();
+  EXPECT_GE(overlapped, 1) << "no put ran inside a compaction in " << puts << " puts and "
+                           << compactions << " compactions";
   expected_.insert(put.begin(), put.end());
   ExpectAllFeatures(*store);
   ASSERT_TRUE(store->Compact().ok());

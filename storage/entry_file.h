@@ -26,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "storage/records.h"
 
 namespace pollen::storage {

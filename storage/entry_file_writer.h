@@ -22,7 +22,7 @@
 #include <string_view>
 #include <thread>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "rocksdb/options.h"
 
 namespace rocksdb {

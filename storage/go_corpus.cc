@@ -3,8 +3,8 @@
 #include <optional>
 #include <utility>
 
-#include "engine/hex.h"
-#include "engine/sha1.h"
+#include "base/hex.h"
+#include "base/sha1.h"
 
 namespace pollen::storage {
 namespace {
@@ -166,7 +166,7 @@ class ArgumentParser {
   std::optional<uint32_t> Digits(int digits, int base) {
     uint32_t value = 0;
     for (int i = 0; i < digits; ++i, ++pos_) {
-      const int digit = AtEnd() ? -1 : engine::HexDigitValue(line_[pos_]);
+      const int digit = AtEnd() ? -1 : base::HexDigitValue(line_[pos_]);
       if (digit < 0 || digit >= base) return std::nullopt;
       value = value * base + digit;
     }
@@ -316,7 +316,7 @@ std::string FormatGoCorpusFile(const uint8_t* data, size_t size) {
 }
 
 std::string GoCorpusFileName(std::string_view text) {
-  return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16);
+  return base::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16);
 }
 
 }  // namespace pollen::storage

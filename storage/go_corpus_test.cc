@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "gtest/gtest.h"
 
 namespace pollen::storage {
@@ -112,7 +112,7 @@ TEST(GoCorpusTest, FileNameIsSha1PrefixOfTheText) {
   EXPECT_EQ(name.size(), 16u);
   EXPECT_EQ(
       name,
-      engine::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16));
+      base::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16));
   EXPECT_NE(name, GoCorpusFileName(FormatGoCorpusFile(reinterpret_cast<const uint8_t*>("a"), 1)));
 }
 

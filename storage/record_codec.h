@@ -44,7 +44,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "storage/records.h"
 
 namespace pollen::storage {

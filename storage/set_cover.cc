@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::storage {
 namespace {

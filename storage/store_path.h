@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 
 namespace pollen::storage {
 

@@ -14,8 +14,8 @@
 #include <memory>
 #include <sstream>
 
-#include "engine/clock.h"
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -31,7 +31,7 @@ const char kCrashKey[] = "!!Crash!";
 constexpr int kDeadlineS = 30;
 
 std::string HashOf(const std::string& s) {
-  return engine::Sha1Hex(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  return base::Sha1Hex(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
 // A seed directory holding one input.
@@ -122,12 +122,12 @@ class ClusterTest : public ::testing::Test {
   // Reads every process's output (so none blocks on a full pipe) until `done` holds or the
   // deadline passes.
   bool WaitUntil(const std::function<bool()>& done, int timeout_s = kDeadlineS) {
-    uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
+    uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
     while (true) {
       if (broker_) broker_->ReadFor(0);
       for (auto& [id, node] : nodes_) node->ReadFor(0);
       if (done()) return true;
-      if (engine::MonotonicMs() >= deadline) return false;
+      if (base::MonotonicMs() >= deadline) return false;
       if (broker_) broker_->ReadFor(100);  // the broker prints every second
     }
   }

@@ -14,7 +14,7 @@
 #include <regex>
 #include <sstream>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -131,11 +131,11 @@ class ControllerClusterTest : public ::testing::Test {
   // Reads every process's output (so none blocks on a full pipe) until `done` holds or the
   // deadline passes.
   bool WaitUntil(const std::function<bool()>& done, int timeout_s = kDeadlineS) {
-    uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
+    uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
     while (true) {
       for (auto& [id, node] : nodes_) node->ReadFor(0);
       if (done()) return true;
-      if (engine::MonotonicMs() >= deadline) return false;
+      if (base::MonotonicMs() >= deadline) return false;
       if (controller_) {
         controller_->ReadFor(200);  // it prints every second
       } else {
@@ -215,7 +215,7 @@ TEST_F(ControllerClusterTest, PollenStopEndsEveryNodeOfTheCampaignWithExitCodeZe
            ShownAlive("node-a", campaign) && ShownAlive("node-b", campaign);
   })) << Outputs();
 
-  uint64_t stop_ms = engine::MonotonicMs();
+  uint64_t stop_ms = base::MonotonicMs();
   CommandResult stop = Dev({"stop", campaign});
   ASSERT_EQ(stop.exit_code, 0) << stop.output;
   for (const char* id : {"node-a", "node-b"}) {
@@ -226,7 +226,7 @@ TEST_F(ControllerClusterTest, PollenStopEndsEveryNodeOfTheCampaignWithExitCodeZe
     EXPECT_THAT(Output(id), HasSubstr("== pollen summary: stopped =="));
   }
   // One heartbeat interval (1 s) and the stop itself: a few seconds, not a timeout.
-  EXPECT_LT(engine::MonotonicMs() - stop_ms, 10000u) << Outputs();
+  EXPECT_LT(base::MonotonicMs() - stop_ms, 10000u) << Outputs();
 
   // A node of the stopped campaign exits at once, without fuzzing.
   StartNode("node-c", Example("shallow_crash"), {"--keep-going"});

@@ -4,13 +4,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "base/clock.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -46,9 +46,7 @@ CommandResult Corpus(const std::vector<std::string>& args) {
 
 TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
   const std::string dir = MakeTempDir();
-  const long long before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
+  const long long before_ms = pollen::base::UnixMs();
   CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1",
                                    "--seed=3", "--runs=20000", "--workdir=" + dir},
                                   300);

@@ -16,9 +16,9 @@
 #include <random>
 #include <string>
 
-#include "controller/controller_client.h"
-#include "engine/clock.h"
-#include "engine/sha1.h"
+#include "base/clock.h"
+#include "base/sha1.h"
+#include "controller/client/controller_client.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -50,7 +50,7 @@ std::map<std::string, std::string> Contents(const std::string& dir) {
   for (const auto& e : fs::directory_iterator(dir)) {
     if (!e.is_regular_file() || e.path().filename().string()[0] == '.') continue;
     std::string data = ReadFile(e.path().string());
-    out[engine::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size())] = data;
+    out[base::Sha1Hex(reinterpret_cast<const uint8_t*>(data.data()), data.size())] = data;
   }
   return out;
 }
@@ -148,8 +148,8 @@ TEST_F(CorpusSyncTest, APullKilledMidStreamResumesSendingAtMostOneWindowAgain) {
 
   // --sync: an fsync per file keeps the pull going long enough to be killed in the middle.
   Background pull(Corpus("pull", {pulled, "--sync"}));
-  const uint64_t deadline = engine::MonotonicMs() + kDeadlineS * 1000ull;
-  while (CountFiles(pulled) < 2000 && engine::MonotonicMs() < deadline) pull.ReadFor(10);
+  const uint64_t deadline = base::MonotonicMs() + kDeadlineS * 1000ull;
+  while (CountFiles(pulled) < 2000 && base::MonotonicMs() < deadline) pull.ReadFor(10);
   ASSERT_EQ(kill(-pull.pid(), SIGKILL), 0);
   pull.Wait(kDeadlineS);
   const size_t present = CountFiles(pulled);

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sha1.h"
+#include "base/sha1.h"
 #include "tests/http_receiver.h"
 #include "tests/test_util.h"
 
@@ -233,7 +233,7 @@ TEST_F(NightlyTest, NightsOnTheClusterMoveTheFollowingNodesToEachNightsBuild) {
   }
   auto build_id = [](const std::string& path) {
     const std::string bytes = ReadFile(path);
-    return engine::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    return base::BuildIdOf(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   };
   const std::string id1 = build_id(Build(1)), id2 = build_id(Build(2));
 

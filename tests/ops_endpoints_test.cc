@@ -11,7 +11,7 @@
 #include <functional>
 #include <memory>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -59,13 +59,13 @@ class OpsEndpointsTest : public ::testing::Test {
   OpsEndpointsTest() : dir_(MakeTempDir()) {}
 
   bool WaitUntil(const std::function<bool()>& done) {
-    const uint64_t deadline = engine::MonotonicMs() + kDeadlineS * 1000ull;
+    const uint64_t deadline = base::MonotonicMs() + kDeadlineS * 1000ull;
     while (true) {
       for (Background* p : {controller_.get(), broker_.get(), node_.get()}) {
         if (p != nullptr) p->ReadFor(0);
       }
       if (done()) return true;
-      if (engine::MonotonicMs() >= deadline) return false;
+      if (base::MonotonicMs() >= deadline) return false;
       if (controller_) controller_->ReadFor(100);
     }
   }

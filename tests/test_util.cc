@@ -1,7 +1,5 @@
 #include "tests/test_util.h"
 
-#include "engine/clock.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +16,8 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include "base/clock.h"
 
 extern char** environ;
 
@@ -60,7 +60,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>
 bool Drain(int fd, std::string* output, uint64_t deadline_ms) {
   char buf[8192];
   while (true) {
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     if (now >= deadline_ms) return false;
     pollfd p{fd, POLLIN, 0};
     int r = poll(&p, 1, static_cast<int>(std::min<uint64_t>(deadline_ms - now, 200)));
@@ -79,7 +79,7 @@ bool Drain(int fd, std::string* output, uint64_t deadline_ms) {
 CommandResult Finish(pid_t pid, int fd, std::string output, int timeout_s) {
   CommandResult result;
   result.output = std::move(output);
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
   bool eof = Drain(fd, &result.output, deadline);
   close(fd);
   if (!eof) {
@@ -88,9 +88,9 @@ CommandResult Finish(pid_t pid, int fd, std::string output, int timeout_s) {
   }
   int status = 0;
   // After EOF the process is exiting or has exited; bounded wait all the same.
-  uint64_t reap_deadline = engine::MonotonicMs() + 10000;
+  uint64_t reap_deadline = base::MonotonicMs() + 10000;
   while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (engine::MonotonicMs() > reap_deadline) {
+    if (base::MonotonicMs() > reap_deadline) {
       kill(-pid, SIGKILL);
       result.timed_out = true;
     }
@@ -129,10 +129,10 @@ CommandResult Background::Wait(int timeout_s) {
 }
 
 bool Background::WaitForOutput(const std::string& needle, int timeout_s) {
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(timeout_s) * 1000;
   char buf[8192];
   while (output_.find(needle) == std::string::npos) {
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     if (now >= deadline) return false;
     pollfd p{out_fd_, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(std::min<uint64_t>(deadline - now, 200))) <= 0) continue;
@@ -147,10 +147,10 @@ bool Background::WaitForOutput(const std::string& needle, int timeout_s) {
 }
 
 void Background::ReadFor(int timeout_ms) {
-  uint64_t deadline = engine::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
+  uint64_t deadline = base::MonotonicMs() + static_cast<uint64_t>(std::max(timeout_ms, 0));
   char buf[8192];
   while (!done_) {
-    uint64_t now = engine::MonotonicMs();
+    uint64_t now = base::MonotonicMs();
     pollfd p{out_fd_, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(deadline > now ? deadline - now : 0)) <= 0) return;
     ssize_t n = read(out_fd_, buf, sizeof(buf));

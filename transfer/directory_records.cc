@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "engine/scoped_fd.h"
+#include "base/scoped_fd.h"
 #include "transfer/record_name.h"
 
 namespace pollen::transfer {
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 constexpr uint64_t kCursorEveryCommits = 64;
 constexpr char kTempPrefix[] = ".pollen-tmp-";
 
-using engine::ErrnoText;
-using engine::ScopedFd;
+using base::ErrnoText;
+using base::ScopedFd;
 
 Status WriteAll(int fd, std::string_view data) {
   for (size_t done = 0; done < data.size();) {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_receiver.h"
 #include "transfer/stream_sender.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "transfer/record_name.h"
 
 namespace pollen::transfer {

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <variant>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "schema/transfer.capnp.h"
 #include "transfer/record_codec.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_message.h"
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/status.h"
+#include "base/status.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_message.h"
 

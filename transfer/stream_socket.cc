@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
-#include "broker/socket_options.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "net/socket_options.h"
 #include "transfer/frame_pool.h"
 
 namespace pollen::transfer {
@@ -40,7 +40,7 @@ class Channel {
       EncodeStreamMessage(message, &small_);
       frame = zmq::message_t(small_.data(), small_.size());
     }
-    const uint64_t deadline = engine::MonotonicMs() + options_.idle_timeout_ms;
+    const uint64_t deadline = base::MonotonicMs() + options_.idle_timeout_ms;
     try {
       while (!socket_.send(frame, zmq::send_flags::dontwait)) {
         if (Status s = Wait(ZMQ_POLLOUT, deadline, "room to send a " + Describe(message));
@@ -75,7 +75,7 @@ class Channel {
 
   Status ReceiveAny(const std::string& awaited, StreamMessage* out,
                     std::string_view* chunk_data = nullptr) {
-    const uint64_t deadline = engine::MonotonicMs() + options_.idle_timeout_ms;
+    const uint64_t deadline = base::MonotonicMs() + options_.idle_timeout_ms;
     zmq::message_t& frame = frame_;
     try {
       while (!socket_.recv(frame, zmq::recv_flags::dontwait)) {
@@ -100,7 +100,7 @@ class Channel {
   // Waits until `events` may be ready on the socket, answering the ZAP handler meanwhile.
   Status Wait(short events, uint64_t deadline, const std::string& awaited) {
     for (;;) {
-      const uint64_t now = engine::MonotonicMs();
+      const uint64_t now = base::MonotonicMs();
       if (now >= deadline) {
         return Status::Error("no " + awaited + " from the peer within " +
                              std::to_string(options_.idle_timeout_ms) +
@@ -136,9 +136,9 @@ Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& 
     // Credit keeps at most `window` chunks in flight; the rest of the queue is for the small
     // messages (credit, end, error).
     const uint64_t high_water_mark = uint64_t{options.window} * 2 + 16;
-    broker::SetSharedSocketOptions(
-        socket, static_cast<int>(std::min<uint64_t>(high_water_mark, INT_MAX)),
-        MaxEncodedStreamMessageBytes(options.limits));
+    net::SetSharedSocketOptions(socket,
+                                static_cast<int>(std::min<uint64_t>(high_water_mark, INT_MAX)),
+                                MaxEncodedStreamMessageBytes(options.limits));
     socket.set(zmq::sockopt::linger, kLingerMs);
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot set the stream socket's options: ") + e.what());
@@ -148,17 +148,17 @@ Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& 
 
 Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {
   try {
-    broker::SetCurveServer(socket, secret_key);
+    net::SetCurveServer(socket, secret_key);
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot make the socket a CURVE server: ") + e.what());
   }
   return Status::Ok();
 }
 
-Status SetCurveClient(zmq::socket_t& socket, const broker::CurveKeyPair& keys,
+Status SetCurveClient(zmq::socket_t& socket, const net::CurveKeyPair& keys,
                       const std::string& server_public_key) {
   try {
-    broker::SetCurveClient(socket, keys, server_public_key);
+    net::SetCurveClient(socket, keys, server_public_key);
   } catch (const zmq::error_t& e) {
     return Status::Error(std::string("cannot make the socket a CURVE client: ") + e.what());
   }

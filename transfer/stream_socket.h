@@ -16,9 +16,9 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "broker/curve_keys.h"
-#include "broker/zap_handler.h"
-#include "engine/status.h"
+#include "base/status.h"
+#include "net/curve_keys.h"
+#include "net/zap_handler.h"
 #include "transfer/record_codec.h"
 #include "transfer/stream_message.h"
 #include "transfer/stream_receiver.h"
@@ -35,10 +35,10 @@ struct StreamSocketOptions {
   StreamLimits limits;
   // When set, requests waiting on it are answered whenever these calls wait (the binding
   // end of a CURVE connection). Not owned.
-  broker::ZapHandler* zap = nullptr;
+  net::ZapHandler* zap = nullptr;
 };
 
-// Sets the socket options both ends share (broker/socket_options.h: heartbeats, message
+// Sets the socket options both ends share (net/socket_options.h: heartbeats, message
 // size bound from options.limits, high-water marks above the window), then a linger of
 // 2 s so that the last message of a stream (end, error) still leaves after the socket is
 // closed. Call before bind or connect. Errors: libzmq's.
@@ -50,7 +50,7 @@ Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key);
 
 // Makes `socket` a CURVE client with `keys` of a server whose public key (Z85) is
 // `server_public_key`. Call before connect. Errors: invalid keys.
-Status SetCurveClient(zmq::socket_t& socket, const broker::CurveKeyPair& keys,
+Status SetCurveClient(zmq::socket_t& socket, const net::CurveKeyPair& keys,
                       const std::string& server_public_key);
 
 // The receiving end: sends `open` (its stream id, resource and resume cursor; the credit is

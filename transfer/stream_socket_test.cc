@@ -12,8 +12,8 @@
 #include <optional>
 #include <thread>
 
-#include "broker/curve_keys.h"
-#include "broker/zap_handler.h"
+#include "net/curve_keys.h"
+#include "net/zap_handler.h"
 #include "transfer/directory_records.h"
 #include "transfer/transfer_test_util.h"
 
@@ -53,10 +53,10 @@ StreamSocketOptions Options(int timeout_ms = kTimeoutMs) {
 struct SocketPair {
   zmq::context_t server_context;
   zmq::context_t client_context;
-  std::unique_ptr<broker::ZapHandler> zap;
+  std::unique_ptr<net::ZapHandler> zap;
   zmq::socket_t server;
   zmq::socket_t client;
-  broker::CurveKeyPair client_keys;
+  net::CurveKeyPair client_keys;
 
   enum class Mode { kPlainTcp, kInproc, kCurveTcp, kCurveUnauthorised };
 
@@ -66,14 +66,14 @@ struct SocketPair {
     EXPECT_TRUE(SetStreamSocketOptions(server, options).ok());
     EXPECT_TRUE(SetStreamSocketOptions(client, options).ok());
     if (mode == Mode::kCurveTcp || mode == Mode::kCurveUnauthorised) {
-      const broker::CurveKeyPair server_keys = broker::GenerateKeyPair().value();
-      client_keys = broker::GenerateKeyPair().value();
+      const net::CurveKeyPair server_keys = net::GenerateKeyPair().value();
+      client_keys = net::GenerateKeyPair().value();
       const std::string authorized = keys_dir + "/authorized";
       mkdir(authorized.c_str(), 0755);
       if (mode == Mode::kCurveTcp) {
-        EXPECT_TRUE(broker::WriteKeyPair(authorized + "/client", client_keys, false).ok());
+        EXPECT_TRUE(net::WriteKeyPair(authorized + "/client", client_keys, false).ok());
       }
-      zap = broker::ZapHandler::Start(server_context, authorized).value();
+      zap = net::ZapHandler::Start(server_context, authorized).value();
       EXPECT_TRUE(SetCurveServer(server, server_keys.secret_key).ok());
       EXPECT_TRUE(SetCurveClient(client, client_keys, server_keys.public_key).ok());
     }

@@ -66,7 +66,7 @@ base=(-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE
 afl_driver=/usr/lib/afl/libAFLDriver.a
 
 # The Pollen link line: everything after "-o examples/keyword_fuzzer" in the command CMake
-# generated (whole-archive runtime, engine, schema, capnp, kj); relative paths are relative
+# generated (whole-archive runtime, engine, base, schema, capnp, kj); relative paths are relative
 # to the build directory.
 pollen_link_args() {
   local cmd libs a
@@ -83,7 +83,8 @@ pollen_link_args() {
       *) pollen_libs+=("$build/$a") ;;
     esac
   done
-  for a in "$build/engine/runtime/libpollen_runtime.a" "$build/engine/libpollen_engine.a" "$build/schema/libpollen_schema.a"; do
+  for a in "$build/engine/runtime/libpollen_runtime.a" "$build/engine/libpollen_engine.a" \
+    "$build/base/libpollen_base.a" "$build/schema/libpollen_schema.a"; do
     [ -f "$a" ] || { echo "ERROR: $a missing: run scripts/build.sh pollen pollen_runtime" >&2; return 1; }
   done
 }

@@ -30,7 +30,7 @@ import sys
 
 BEGIN = "<!-- bench/real report: begin -->"
 END = "<!-- bench/real report: end -->"
-LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + compiler plugin", "libfuzzer": "libFuzzer",
+LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + compiler plugin", "libfuzzer": "libFuzzer (-fork=1)",
           "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
 OTHERS = ("libfuzzer", "aflplusplus", "afl")
 
@@ -204,7 +204,9 @@ def render(results, metas, seconds, targets, img_prefix):
               "brackets when there are several. Branches and lines: llvm-cov on the coverage "
               "build, seeds plus the fuzzer's corpus at the end. exec/s: each fuzzer's own "
               "figure, one CPU each. \"vs best\": Pollen's branches over the best of libFuzzer "
-              "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's.")
+              "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's. libFuzzer runs with -fork=1, as "
+              "FuzzBench runs it, so that it goes on after a crash; its exec/s is executions over time, jobs' restarts "
+              "included (bench/exec_speed.sh compares with libFuzzer in its default in-process mode).")
     md.append("")
     summary = []
     for t in targets:

@@ -56,7 +56,7 @@ done
 report=$results/report.md
 [ -s "$report" ] || fail "no report"
 for row in '^| magic4 |' '^| keyword |' '^| empty |' '^### magic4 (bug)' '^### keyword (coverage)' \
-           '^### empty (speed)' '^| Pollen | [0-9]' '^| libFuzzer | [0-9]'; do
+           '^### empty (speed)' '^| Pollen | [0-9]' '^| libFuzzer (-fork=1) | [0-9]'; do
   grep -q -- "$row" "$report" || fail "report has no line matching $row"
 done
 # A campaign continued later (--first-trial): trial 2 joins the same directory, the report

@@ -5,15 +5,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 #include <exception>
 #include <typeinfo>
 
+#include "base/signal_names.h"
 #include "engine/runtime/sancov_state.h"
-#include "engine/signal_names.h"
 
 extern "C" {
 void __sanitizer_print_stack_trace() __attribute__((weak));
@@ -43,7 +43,7 @@ void WriteLine(const char* fmt, const char* what) {
 
 void OnFatalSignal(int sig, siginfo_t*, void*) {
   char what[64];
-  const char* name = engine::FatalSignalName(sig);
+  const char* name = base::FatalSignalName(sig);
   std::snprintf(what, sizeof(what), "deadly signal SIG%s", name ? name : "UNKNOWN");
   WriteLine("==%d== ERROR: pollen: %s\n", what);
   PrintStack();

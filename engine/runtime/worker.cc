@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "engine/clock.h"
+#include "base/clock.h"
 #include "engine/coverage.h"
 #include "engine/i2s_stage.h"
 #include "engine/minimizer.h"
@@ -369,9 +369,9 @@ void Worker::HandleExecute() {
   Publish(&h->raw_in_mem, 1u);
   SetPhase(engine::WorkerPhase::kExecute);
   size_t size = std::min<size_t>(h->raw_size, h->max_input);
-  uint64_t start = engine::MonotonicUs();
+  uint64_t start = base::MonotonicUs();
   RunOne(shm_.raw(), size);
-  uint64_t elapsed = engine::MonotonicUs() - start;
+  uint64_t elapsed = base::MonotonicUs() - start;
   CountRun();
   capnp::MallocMessageBuilder message;
   auto result = message.initRoot<schema::FromWorker>().initExecuted();

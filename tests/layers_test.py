@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""ctest layers: every folder includes only its own headers and those of the layers below it.
+
+The layers (docs/architecture.md, "Folders"), lowest first: base ← schema ← engine (and the
+runtime linked into targets) ← storage, ops, net ← broker, transfer ← the controller's client
+library ← the controller's service, node ← nightly ← cli. ALLOWED below is that table, folder
+by folder; an #include "folder/..." of a project folder that the table does not allow fails
+the test, with the file and line.
+
+Test code (*_test.cc, *test_util.*) may include any folder: a node's tests start an
+in-process controller, a service above the node's own layer. fuzz/, bench/, tests/ and
+examples/ sit on top and may include anything.
+
+Usage: tests/layers_test.py [REPO_ROOT]   (default: the repository this file is in)
+"""
+import pathlib
+import re
+import sys
+
+# folder -> the project folders it may include besides itself.
+ALLOWED = {
+    "base": set(),
+    "schema": set(),
+    "engine": {"base", "schema"},
+    "engine/runtime": {"base", "schema", "engine"},
+    "engine/coverage_main": set(),
+    "compiler": set(),
+    "ops": {"base"},
+    "storage": {"base", "schema", "engine"},
+    "net": {"base"},
+    "broker": {"base", "schema", "ops", "net"},
+    "transfer": {"base", "schema", "net"},
+    "controller/client": {"base", "schema", "net", "transfer"},
+    "controller": {"base", "schema", "ops", "storage", "net", "transfer", "controller/client"},
+    "node": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
+             "controller/client"},
+    "nightly": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
+                "controller/client", "node"},
+    "cli": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
+            "controller/client", "controller", "node", "nightly"},
+}
+ON_TOP = {"fuzz", "bench", "tests", "examples"}
+SOURCES = (".cc", ".h", ".c")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(path: pathlib.Path, root: pathlib.Path) -> str:
+    rel = path.relative_to(root).parts
+    if len(rel) > 2 and f"{rel[0]}/{rel[1]}" in ALLOWED:
+        return f"{rel[0]}/{rel[1]}"
+    return rel[0]
+
+
+def included_layer(include: str, folders: set) -> str | None:
+    parts = include.split("/")
+    if len(parts) < 2 or parts[0] not in folders:
+        return None  # a system or library header, or one beside the file
+    if len(parts) > 2 and f"{parts[0]}/{parts[1]}" in ALLOWED:
+        return f"{parts[0]}/{parts[1]}"
+    return parts[0]
+
+
+def is_test_code(path: pathlib.Path) -> bool:
+    return path.stem.endswith("_test") or "test_util" in path.stem
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1])
+    root = root.resolve()
+    folders = {p.name for p in root.iterdir() if p.is_dir() and (p / "CMakeLists.txt").exists()}
+    missing = sorted(f for f in ALLOWED if "/" not in f and f not in folders)
+    if missing:
+        print(f"FAIL: folders in the layer table but not in {root}: {', '.join(missing)}")
+        return 1
+    unknown = sorted(folders - set(ALLOWED) - ON_TOP)
+    if unknown:
+        print(f"FAIL: folders without a layer (add them to ALLOWED in {__file__}): "
+              f"{', '.join(unknown)}")
+        return 1
+    violations = []
+    files = 0
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in SOURCES or not path.is_file():
+            continue
+        rel = path.relative_to(root)
+        if rel.parts[0] not in folders or rel.parts[0] in ON_TOP:
+            continue
+        files += 1
+        layer = layer_of(path, root)
+        if is_test_code(path):
+            continue
+        allowed = ALLOWED[layer] | {layer}
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = included_layer(m.group(1), folders)
+            # engine/ may not include engine/runtime/: the runtime is a layer above it.
+            if target is None or target in allowed:
+                continue
+            violations.append(f"{rel}:{n}: {layer}/ includes {m.group(1)} ({target}/ is not "
+                              f"below {layer}/)")
+    if violations:
+        print("FAIL: includes against the layers (docs/architecture.md):")
+        for v in violations:
+            print("  " + v)
+        return 1
+    print(f"PASS: {files} files, every include within its layer or below")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
