@@ -116,5 +116,24 @@ TEST(ValueProfileTest, FeaturesPastTheCapacityAreDroppedButTested) {
   EXPECT_TRUE(any_new);
 }
 
+// NoteInt climbs the two ladders BitsLevel and DistanceLevel define (its own bit count may use
+// the CPU's popcnt instruction), at sites 2 * pc and 2 * pc + 1.
+TEST(ValueProfileTest, NoteIntClimbsTheBitsAndDistanceLadders) {
+  std::vector<uint8_t> seen(kBase + ValueProfile::kCounters, 0);
+  uint64_t x = 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < 200; i++) {
+    SCOPED_TRACE(i);
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint64_t a = x, b = (i % 3 == 0) ? x ^ (x >> (i % 64)) : x * 31 + static_cast<uint64_t>(i);
+    uint32_t size = 1u << (i % 4);
+    ValueProfile vp, expected;
+    uintptr_t pc = 0x1000 + static_cast<uintptr_t>(i) * 40;
+    vp.NoteInt(pc, a, b, size);
+    expected.Note(pc * 2, ValueProfile::BitsLevel(a, b));
+    expected.Note(pc * 2 + 1, ValueProfile::DistanceLevel(a, b, size));
+    EXPECT_EQ(CollectInto(vp, seen).features, CollectInto(expected, seen).features);
+  }
+}
+
 }  // namespace
 }  // namespace pollen::engine

@@ -24,5 +24,18 @@ TEST(CmpHooksTest, ShortInputsComparedAgainstLongerConstantsAreNoFailure) {
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("AddressSanitizer"))) << r.output;
 }
 
+// The switch hook records the tag against the nearest case above it (a binary search over the
+// sorted cases): a wrong search leaves the fuzzer with no way to the middle case.
+TEST(CmpHooksTest, SwitchCasesLeadToTheCaseBehindTheLadder) {
+  const std::string work = MakeTempDir();
+  CommandResult r = RunCommand(
+      {PollenBin(), "fuzz", TestTarget("switch_ladder"), "--workers=1", "--seed=5",
+       "--runs=3000000", "--use-value-profile=false", "--workdir=" + work, "--minimize-time=5"},
+      600);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(ArtifactInputs(work + "/crashes", "crash").size(), 1u) << r.output;
+}
+
 }  // namespace
 }  // namespace pollen::testing

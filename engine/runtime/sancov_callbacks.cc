@@ -2,6 +2,7 @@
 // (inline-8bit-counters, pc-table, trace-cmp, indirect-calls, stack-depth). Every callback
 // the compiler may emit is defined here, strongly, so that a target links without any
 // sanitizer runtime and so that ours replace the sanitizer runtimes' weak no-ops.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -170,14 +171,16 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cas
   uint64_t bits = cases[1];
   if (bits < 16) return;
   uint8_t size = static_cast<uint8_t>(bits / 8);
+  if (n == 0) return;
   // Record the case closest above the value: the one a solver most likely needs; and the
-  // first case, so that every switch contributes at least one target.
-  uint64_t best = cases[2];
-  for (uint64_t i = 0; i < n; i++) {
-    uint64_t c = cases[2 + i];
-    if (c == val) return;
-    if (c > val && (best < val || c < best)) best = c;
-  }
+  // first case, so that every switch contributes at least one target. SanitizerCoverage
+  // sorts the cases in ascending order (as unsigned 64-bit values, like val), so a binary
+  // search finds both: a linear walk over a parser's switch of a hundred cases was a tenth
+  // of sqlite3's run time.
+  const uint64_t* first = cases + 2;
+  const uint64_t* above = std::lower_bound(first, first + n, val);
+  if (above != first + n && *above == val) return;
+  uint64_t best = above != first + n ? *above : first[0];
   // The stage tries every case (the log drops repeats, and keeps at most its capacity).
   if (pollen::engine::CmpLog* log = GetSancovState().cmp_log) {
     for (uint64_t i = 0; i < n; i++) log->AddInt(val, cases[2 + i], size);
