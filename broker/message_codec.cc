@@ -6,17 +6,16 @@
 #include <cstring>
 
 #include "net/feature_codec.h"
+#include "schema/capnp_fields.h"
 
 namespace pollen::broker {
 namespace {
 
-capnp::Data::Reader AsData(const std::vector<uint8_t>& bytes) {
-  return capnp::Data::Reader(bytes.data(), bytes.size());
-}
+using schema::AsData;
+using schema::Bytes;
+using schema::String;
 
-capnp::Data::Reader AsData(const base::Digest& hash) {
-  return capnp::Data::Reader(hash.data(), hash.size());
-}
+capnp::Data::Reader AsData(const base::Digest& hash) { return AsData(hash.data(), hash.size()); }
 
 std::vector<uint8_t> ConcatHashes(const std::vector<base::Digest>& hashes) {
   std::vector<uint8_t> out(hashes.size() * kHashSize);
@@ -33,10 +32,6 @@ std::vector<base::Digest> SplitHashes(capnp::Data::Reader data) {
   }
   return out;
 }
-
-std::vector<uint8_t> Bytes(capnp::Data::Reader data) { return {data.begin(), data.end()}; }
-
-std::string String(capnp::Text::Reader text) { return {text.begin(), text.size()}; }
 
 std::vector<uint32_t> Features(capnp::Data::Reader data, size_t max) {
   std::vector<uint32_t> out;

@@ -7,11 +7,12 @@
 #include "base/sha1.h"
 #include "base/status.h"
 #include "net/feature_codec.h"
+#include "schema/capnp_fields.h"
 
 namespace pollen::broker {
 namespace {
 
-std::string_view View(capnp::Text::Reader text) { return {text.begin(), text.size()}; }
+using schema::View;
 
 bool NameOk(capnp::Text::Reader text, size_t max, bool may_be_empty) {
   return (may_be_empty || text.size() > 0) && text.size() <= max;

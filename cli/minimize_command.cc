@@ -1,6 +1,4 @@
 // pollen minimize TARGET FILE
-#include <capnp/message.h>
-#include <capnp/serialize.h>
 
 #include <cstdio>
 #include <fstream>

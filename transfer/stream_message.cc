@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "schema/capnp_fields.h"
 #include "transfer/record_name.h"
 
 namespace pollen::transfer {
@@ -19,7 +20,7 @@ constexpr size_t kEnvelopeBytes = 8192;
 // it, and copied once, into the frame.
 constexpr size_t kReferencedDataBytes = 256;
 
-std::string_view View(capnp::Text::Reader text) { return {text.begin(), text.size()}; }
+using schema::View;
 kj::ArrayPtr<const kj::byte> Bytes(std::string_view s) {
   return {reinterpret_cast<const kj::byte*>(s.data()), s.size()};
 }

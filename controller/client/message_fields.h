@@ -15,6 +15,7 @@
 
 #include "controller/client/controller_codec.h"
 #include "controller/client/controller_message.h"
+#include "schema/capnp_fields.h"
 #include "schema/controller.capnp.h"
 
 namespace pollen::controller {
@@ -45,16 +46,12 @@ std::optional<DecodeError> DecodeReplyBody(wire::ControllerMessage::Reader m,
 void SetStats(const NodeStats& stats, wire::NodeStats::Builder b);
 NodeStats GetStats(wire::NodeStats::Reader r);
 
-// Helpers shared by both directions.
-inline std::string_view View(capnp::Text::Reader text) { return {text.begin(), text.size()}; }
-inline std::string String(capnp::Text::Reader text) { return {text.begin(), text.size()}; }
-inline std::vector<uint8_t> Bytes(capnp::Data::Reader data) { return {data.begin(), data.end()}; }
-inline capnp::Data::Reader AsData(const std::vector<uint8_t>& bytes) {
-  return capnp::Data::Reader(bytes.data(), bytes.size());
-}
-inline capnp::Text::Reader AsText(const std::string& text) {
-  return capnp::Text::Reader(text.data(), text.size());
-}
+// Helpers shared by both directions (schema/capnp_fields.h).
+using schema::AsData;
+using schema::AsText;
+using schema::Bytes;
+using schema::String;
+using schema::View;
 
 inline DecodeError Malformed(std::string message) {
   return DecodeError{ErrorCode::kMalformed, std::move(message), 0};
