@@ -1,7 +1,5 @@
 #include "node/coordinator.h"
 
-#include <capnp/message.h>
-#include <capnp/serialize.h>
 #include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -19,7 +17,7 @@
 #include "node/drift_check.h"
 #include "node/interrupt.h"
 #include "node/learned_dictionary.h"
-#include "schema/worker.capnp.h"
+#include "node/worker_messages.h"
 
 namespace pollen::node {
 namespace {
@@ -127,8 +125,7 @@ bool Coordinator::ShouldStop() const {
 void Coordinator::Dispatch(Slot& slot) {
   if (!slot.proc || slot.state != Slot::State::kIdle || stop_) return;
   engine::WorkerShmHeader* h = slot.proc->shm().header();
-  capnp::MallocMessageBuilder message;
-  auto request = message.initRoot<schema::ToWorker>();
+  FuzzParams fuzz;  // when the request is a fuzz request
   slot.proc->ClearStderr();
   if (!to_execute_.empty()) {
     PendingInput input = std::move(to_execute_.front());
@@ -137,7 +134,6 @@ void Coordinator::Dispatch(Slot& slot) {
     std::memcpy(slot.proc->shm().raw(), input.data.data(), n);
     h->raw_size = static_cast<uint32_t>(n);
     slot.origin = std::move(input.origin);
-    request.initExecute();
     slot.state = Slot::State::kExecute;
   } else {
     if (!baseline_done_) {
@@ -181,23 +177,22 @@ void Coordinator::Dispatch(Slot& slot) {
     // The words this worker learned join the union, and it gets the others'.
     learned_.Merge(h->learned);
     h->learned = learned_;
-    auto fuzz = request.initFuzz();
-    fuzz.setRngState(rng_.Next64());
-    fuzz.setRngInc(rng_.Next64());
-    fuzz.setDurationMs(kFuzzUnitMs);
+    fuzz.rng_state = rng_.Next64();
+    fuzz.rng_inc = rng_.Next64();
+    fuzz.duration_ms = kFuzzUnitMs;
     uint64_t max_runs = kFuzzUnitRuns;
     if (options_.runs != 0) {
       uint64_t done = TotalRuns();
       max_runs = std::min(max_runs, done >= options_.runs ? 1 : options_.runs - done);
     }
-    fuzz.setMaxRuns(max_runs);
-    fuzz.setOwnedCount(owned_count);
+    fuzz.max_runs = max_runs;
+    fuzz.owned_count = owned_count;
     slot.stage = false;
     if (options_.i2s_stage && slot.entry != SIZE_MAX) {
       if (stage_cursor_.size() < size) stage_cursor_.resize(size, 0);
       if (stage_cursor_[slot.entry] != kStageDone) {
-        fuzz.setStage(true);
-        fuzz.setStageFrom(stage_cursor_[slot.entry]);
+        fuzz.stage = true;
+        fuzz.stage_from = stage_cursor_[slot.entry];
         slot.stage = true;
       }
     }
@@ -214,9 +209,9 @@ void Coordinator::Dispatch(Slot& slot) {
   slot.last_runs = 0;
   slot.last_progress_ms = now_ms;
   slot.request_start_us = base::MonotonicUs();
-  if (!slot.proc->Send(message).ok()) {
-    // The worker is gone; its death shows on the control pipe.
-  }
+  Status sent =
+      slot.state == Slot::State::kExecute ? SendExecute(*slot.proc) : SendFuzz(*slot.proc, fuzz);
+  (void)sent;  // a worker gone shows its death on the control pipe
 }
 
 void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
@@ -283,94 +278,86 @@ bool Coordinator::OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> f
 uint32_t Coordinator::max_len() const { return launcher_->options().max_len; }
 
 void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
-  engine::WorkerShmHeader* h = slot.proc->shm().header();
-  try {
-    capnp::FlatArrayMessageReader reader(engine::AsWords(words),
-                                         engine::FrameReaderOptions());
-    auto msg = reader.getRoot<schema::FromWorker>();
-    switch (msg.which()) {
-      case schema::FromWorker::FUZZ_DONE: {
-        auto r = msg.getFuzzDone();
-        slot.state = Slot::State::kIdle;
-        fuzz_runs_ += r.getRuns();
-        fuzz_cost_ += r.getRuns() * (kRunCostBytes + h->entry_size);
-        const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
-        fuzz_us_ += elapsed_us;
-        if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.getRuns(), r.getFound(), elapsed_us);
-        if (slot.stage) {
-          stage_cursor_[slot.entry] = r.getStageDone() ? kStageDone : r.getStageNext();
-          stage_runs_ += r.getStageRuns();
-          if (r.getStageFound()) stage_finds_++;
-          slot.stage = false;
-        }
-        if (r.getReduced() && !r.getFound() && slot.entry != SIZE_MAX) {
-          uint32_t n = std::min(r.getFeatureCount(), h->max_features);
-          size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
-          ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
-        }
-        if (!r.getFound()) {
-          if (slot.entry != SIZE_MAX &&
-              slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
-                                 r.getEntryFeatureCount(), base::MonotonicMs())) {
-            RestartDrifted(slot);
-          }
-          break;
-        }
-        uint32_t n = std::min(r.getFeatureCount(), h->max_features);
-        std::vector<uint32_t> fresh = coverage_->NewFeatures(slot.proc->shm().features(), n);
-        if (fresh.empty()) break;
-        size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
-        uint64_t max_runs = MinimizeBudget(size);
-        if (max_runs == 0) {
-          // Over budget: keep the input as it is, with all its features.
-          unminimized_++;
-          AcceptInput(slot, slot.proc->shm().raw(), size, 0);
-          break;
-        }
-        // Minimize while every new feature stays covered.
-        std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
-        capnp::MallocMessageBuilder message;
-        auto m = message.initRoot<schema::ToWorker>().initMinimize();
-        m.setFeatureCount(static_cast<uint32_t>(fresh.size()));
-        m.setMaxRuns(max_runs);
-        slot.state = Slot::State::kMinimize;
-        slot.minimize_input_size = size;
-        slot.last_runs = 0;
-        slot.last_progress_ms = base::MonotonicMs();
-        slot.request_start_us = base::MonotonicUs();
-        (void)slot.proc->Send(message);
-        return;
-      }
-      case schema::FromWorker::MINIMIZED: {
-        auto r = msg.getMinimized();
-        slot.state = Slot::State::kIdle;
-        minimize_runs_ += r.getRuns();
-        // The candidates shrink from the input's size towards the result's.
-        minimize_cost_ += r.getRuns() * (kRunCostBytes + (slot.minimize_input_size + r.getInputSize()) / 2);
-        minimize_us_ += base::MonotonicUs() - slot.request_start_us;
-        minimize_requests_++;
-        size_t size = std::min<size_t>(r.getInputSize(), h->max_input);
-        AcceptInput(slot, slot.proc->shm().raw(), size, 0);
-        break;
-      }
-      case schema::FromWorker::EXECUTED: {
-        slot.state = Slot::State::kIdle;
-        size_t size = std::min<size_t>(h->raw_size, h->max_input);
-        AcceptInput(slot, slot.proc->shm().raw(), size, msg.getExecuted().getExecTimeUs(),
-                    slot.origin);
-        break;
-      }
-      default:
-        spdlog::warn("worker {} sent an unexpected message; restarting it", slot.proc->pid());
-        slot.proc->Kill();
-        return;
-    }
-  } catch (const kj::Exception& e) {
-    spdlog::warn("worker {} sent a malformed message; restarting it", slot.proc->pid());
+  Result<FromWorker> msg = DecodeFromWorker(words);
+  if (!msg.ok()) {
+    spdlog::warn("worker {} sent {}; restarting it", slot.proc->pid(), msg.status().message());
+    slot.proc->Kill();
+    return;
+  }
+  if (const auto* r = std::get_if<FuzzDone>(&*msg)) {
+    if (!HandleFuzzDone(slot, *r)) return;  // the worker is minimizing what it found
+  } else if (const auto* r = std::get_if<Minimized>(&*msg)) {
+    HandleMinimized(slot, *r);
+  } else if (const auto* r = std::get_if<Executed>(&*msg)) {
+    slot.state = Slot::State::kIdle;
+    size_t size =
+        std::min<size_t>(slot.proc->shm().header()->raw_size, slot.proc->shm().header()->max_input);
+    AcceptInput(slot, slot.proc->shm().raw(), size, r->exec_time_us, slot.origin);
+  } else {
+    spdlog::warn("worker {} sent an unexpected message; restarting it", slot.proc->pid());
     slot.proc->Kill();
     return;
   }
   Dispatch(slot);
+}
+
+bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  slot.state = Slot::State::kIdle;
+  fuzz_runs_ += r.runs;
+  fuzz_cost_ += r.runs * (kRunCostBytes + h->entry_size);
+  const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
+  fuzz_us_ += elapsed_us;
+  if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.runs, r.found, elapsed_us);
+  if (slot.stage) {
+    stage_cursor_[slot.entry] = r.stage_done ? kStageDone : r.stage_next;
+    stage_runs_ += r.stage_runs;
+    if (r.stage_found) stage_finds_++;
+    slot.stage = false;
+  }
+  if (r.reduced && !r.found && slot.entry != SIZE_MAX) {
+    uint32_t n = std::min(r.feature_count, h->max_features);
+    size_t size = std::min<size_t>(r.input_size, h->max_input);
+    ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
+  }
+  if (!r.found) {
+    if (slot.entry != SIZE_MAX && slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
+                                                     r.entry_feature_count, base::MonotonicMs())) {
+      RestartDrifted(slot);
+    }
+    return true;
+  }
+  uint32_t n = std::min(r.feature_count, h->max_features);
+  std::vector<uint32_t> fresh = coverage_->NewFeatures(slot.proc->shm().features(), n);
+  if (fresh.empty()) return true;
+  size_t size = std::min<size_t>(r.input_size, h->max_input);
+  uint64_t max_runs = MinimizeBudget(size);
+  if (max_runs == 0) {
+    // Over budget: keep the input as it is, with all its features.
+    unminimized_++;
+    AcceptInput(slot, slot.proc->shm().raw(), size, 0);
+    return true;
+  }
+  // Minimize while every new feature stays covered.
+  std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
+  slot.state = Slot::State::kMinimize;
+  slot.minimize_input_size = size;
+  slot.last_runs = 0;
+  slot.last_progress_ms = base::MonotonicMs();
+  slot.request_start_us = base::MonotonicUs();
+  (void)SendMinimize(*slot.proc, static_cast<uint32_t>(fresh.size()), max_runs);
+  return false;
+}
+
+void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
+  slot.state = Slot::State::kIdle;
+  minimize_runs_ += r.runs;
+  // The candidates shrink from the input's size towards the result's.
+  minimize_cost_ += r.runs * (kRunCostBytes + (slot.minimize_input_size + r.input_size) / 2);
+  minimize_us_ += base::MonotonicUs() - slot.request_start_us;
+  minimize_requests_++;
+  size_t size = std::min<size_t>(r.input_size, slot.proc->shm().header()->max_input);
+  AcceptInput(slot, slot.proc->shm().raw(), size, 0);
 }
 
 uint64_t Coordinator::MinimizeBudget(size_t input_size) const {
@@ -627,9 +614,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   // Shut down: ask politely, then make sure.
   for (auto& s : slots_) {
     if (!s->proc) continue;
-    capnp::MallocMessageBuilder message;
-    message.initRoot<schema::ToWorker>().setShutdown();
-    (void)s->proc->Send(message);
+    (void)SendShutdown(*s->proc);
   }
   for (auto& s : slots_) {
     if (!s->proc) continue;

@@ -32,6 +32,7 @@
 #include "node/live_corpus.h"
 #include "node/value_profile_switch.h"
 #include "node/worker_launcher.h"
+#include "node/worker_messages.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::node {
@@ -95,6 +96,10 @@ class Coordinator : public CorpusFeed {
   Status StartSlot(Slot& slot);
   void Dispatch(Slot& slot);
   void HandleMessage(Slot& slot, const engine::FrameWords& words);
+  // A fuzz request's answer; false when it sent the worker a minimize request (the slot is
+  // busy), true when the slot is free for the next request.
+  bool HandleFuzzDone(Slot& slot, const FuzzDone& result);
+  void HandleMinimized(Slot& slot, const Minimized& result);
   void HandleDeath(Slot& slot);
   void Watch(Slot& slot, uint64_t now_ms);
   // Replaces a worker whose target drifted (node/drift_check.h) with a fresh process.

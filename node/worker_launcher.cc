@@ -1,7 +1,5 @@
 #include "node/worker_launcher.h"
 
-#include <capnp/message.h>
-#include <capnp/serialize.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,7 +10,7 @@
 
 #include "base/clock.h"
 #include "engine/value_profile.h"
-#include "schema/worker.capnp.h"
+#include "node/worker_messages.h"
 
 namespace pollen::node {
 namespace {
@@ -77,27 +75,25 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     return Status::Error("target " + options_.target + " failed during start-up (" + f.summary +
                          ")\n" + f.report);
   }
-  try {
-    capnp::FlatArrayMessageReader reader(engine::AsWords(words),
-                                         engine::FrameReaderOptions());
-    auto msg = reader.getRoot<schema::FromWorker>();
-    if (msg.which() != schema::FromWorker::HELLO) {
-      return Status::Error("target " + options_.target + " sent something else than a hello");
-    }
-    auto hello = msg.getHello();
-    if (hello.getProtocolVersion() != schema::WORKER_PROTOCOL_VERSION) {
-      return Status::Error("target " + options_.target + " was linked with another pollen runtime (protocol " +
-                           std::to_string(hello.getProtocolVersion()) + ", expected " +
-                           std::to_string(schema::WORKER_PROTOCOL_VERSION) + "): rebuild it");
-    }
-    hello_.num_counters = hello.getNumCounters();
-    hello_.num_pcs = hello.getNumPcs();
-    hello_.num_modules = hello.getNumModules();
-    hello_.value_profile_first = hello.getValueProfileFirst();
-    hello_.value_profile_counters = hello.getValueProfileCounters();
-  } catch (const kj::Exception& e) {
-    return Status::Error("target " + options_.target + " sent a malformed hello");
+  Result<FromWorker> msg = DecodeFromWorker(words);
+  if (!msg.ok()) {
+    return Status::Error("target " + options_.target + " sent " + msg.status().message());
   }
+  const auto* hello = std::get_if<WorkerHello>(&*msg);
+  if (hello == nullptr) {
+    return Status::Error("target " + options_.target + " sent something else than a hello");
+  }
+  if (hello->protocol_version != kWorkerProtocolVersion) {
+    return Status::Error("target " + options_.target +
+                         " was linked with another pollen runtime (protocol " +
+                         std::to_string(hello->protocol_version) + ", expected " +
+                         std::to_string(kWorkerProtocolVersion) + "): rebuild it");
+  }
+  hello_.num_counters = hello->num_counters;
+  hello_.num_pcs = hello->num_pcs;
+  hello_.num_modules = hello->num_modules;
+  hello_.value_profile_first = hello->value_profile_first;
+  hello_.value_profile_counters = hello->value_profile_counters;
   if (hello_.num_counters <= hello_.value_profile_counters) {  // the profile's are not code's
     return Status::Error("target " + options_.target +
                          " has no coverage counters: compile the harness (and the code under test) "
@@ -117,15 +113,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     }
   }
 
-  capnp::MallocMessageBuilder message;
-  auto config = message.initRoot<schema::ToWorker>().initConfigure();
-  config.setMaxLen(options_.max_len);
-  auto dict = config.initDictionary(static_cast<unsigned>(options_.dictionary.entries.size()));
-  for (size_t i = 0; i < options_.dictionary.entries.size(); i++) {
-    const std::string& e = options_.dictionary.entries[i];
-    dict.set(static_cast<unsigned>(i), capnp::Data::Reader(reinterpret_cast<const uint8_t*>(e.data()), e.size()));
-  }
-  Status sent = worker->Send(message);
+  Status sent = SendConfigure(*worker, options_.max_len, options_.dictionary.entries);
   if (!sent.ok()) return Status::Error("cannot configure worker: " + sent.message());
   return worker;
 }
@@ -138,9 +126,7 @@ Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
   h->raw_size = static_cast<uint32_t>(size);
   worker.ClearStderr();
 
-  capnp::MallocMessageBuilder message;
-  message.initRoot<schema::ToWorker>().initExecute();
-  Status sent = worker.Send(message);
+  Status sent = SendExecute(worker);
 
   RunOutcome outcome;
   DeathContext death;
@@ -152,20 +138,16 @@ Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
   while (!died) {
     auto r = worker.WaitReceive(&words, 100);
     if (r == WorkerProcess::Receive::kMessage) {
-      try {
-        capnp::FlatArrayMessageReader reader(engine::AsWords(words),
-                                             engine::FrameReaderOptions());
-        auto msg = reader.getRoot<schema::FromWorker>();
-        if (msg.which() != schema::FromWorker::EXECUTED) {
-          return Status::Error("worker answered an execute request with another message");
-        }
-        uint32_t n = std::min(msg.getExecuted().getFeatureCount(), h->max_features);
-        outcome.features.assign(worker.shm().features(), worker.shm().features() + n);
-        outcome.exec_time_us = msg.getExecuted().getExecTimeUs();
-        return outcome;
-      } catch (const kj::Exception&) {
-        return Status::Error("worker sent a malformed message");
+      Result<FromWorker> msg = DecodeFromWorker(words);
+      if (!msg.ok()) return Status::Error("worker sent " + msg.status().message());
+      const auto* executed = std::get_if<Executed>(&*msg);
+      if (executed == nullptr) {
+        return Status::Error("worker answered an execute request with another message");
       }
+      uint32_t n = std::min(executed->feature_count, h->max_features);
+      outcome.features.assign(worker.shm().features(), worker.shm().features() + n);
+      outcome.exec_time_us = executed->exec_time_us;
+      return outcome;
     }
     if (r == WorkerProcess::Receive::kClosed || r == WorkerProcess::Receive::kError) break;
     uint64_t rss = worker.RssMb();
