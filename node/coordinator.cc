@@ -131,7 +131,7 @@ void Coordinator::Dispatch(Slot& slot) {
     PendingInput input = std::move(to_execute_.front());
     to_execute_.pop_front();
     size_t n = std::min<size_t>(input.data.size(), h->max_input);
-    std::memcpy(slot.proc->shm().raw(), input.data.data(), n);
+    if (n > 0) std::memcpy(slot.proc->shm().raw(), input.data.data(), n);  // data() may be null
     h->raw_size = static_cast<uint32_t>(n);
     slot.origin = std::move(input.origin);
     slot.state = Slot::State::kExecute;
@@ -161,13 +161,14 @@ void Coordinator::Dispatch(Slot& slot) {
       const auto& partner = corpus_->entry(rng_.Below(static_cast<uint32_t>(size)));
       size_t en = std::min<size_t>(e.data.size(), h->max_input);
       size_t pn = std::min<size_t>(partner.data.size(), h->max_input);
-      std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
-      std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
+      // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
+      if (en > 0) std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
+      if (pn > 0) std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
       h->entry_size = static_cast<uint32_t>(en);
       h->crossover_size = static_cast<uint32_t>(pn);
       if (options_.reduce_inputs && en == e.data.size()) {
         std::vector<uint32_t> owned = corpus_->Owned(slot.entry);
-        if (owned.size() <= h->max_features) {
+        if (!owned.empty() && owned.size() <= h->max_features) {
           std::memcpy(slot.proc->shm().features(), owned.data(), owned.size() * sizeof(uint32_t));
           owned_count = static_cast<uint32_t>(owned.size());
         }

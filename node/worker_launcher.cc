@@ -122,7 +122,7 @@ Result<RunOutcome> RunInput(WorkerProcess& worker, const LaunchOptions& options,
                             const uint8_t* data, size_t size) {
   engine::WorkerShmHeader* h = worker.shm().header();
   if (size > h->max_input) size = h->max_input;
-  std::memcpy(worker.shm().raw(), data, size);
+  if (size > 0) std::memcpy(worker.shm().raw(), data, size);  // data may be null when empty
   h->raw_size = static_cast<uint32_t>(size);
   worker.ClearStderr();
 

@@ -17,7 +17,7 @@ std::string Encode(const StreamMessage& m) { return EncodeStreamMessage(m); }
 Result<StreamMessage> Decode(const std::string& bytes, const StreamLimits& limits = {}) {
   // Copied into a word-aligned buffer: the test controls alignment.
   std::vector<uint64_t> words((bytes.size() + 7) / 8);
-  std::memcpy(words.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
   return DecodeStreamMessage(words.data(), bytes.size(), limits);
 }
 
