@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "net/socket_options.h"
+#include "net/tsan_handoff.h"
 #include "transfer/frame_pool.h"
 
 namespace pollen::transfer {
@@ -40,6 +41,7 @@ class Channel {
       EncodeStreamMessage(message, &small_);
       frame = zmq::message_t(small_.data(), small_.size());
     }
+    net::MarkSent(frame);
     const uint64_t deadline = base::MonotonicMs() + options_.idle_timeout_ms;
     try {
       while (!socket_.send(frame, zmq::send_flags::dontwait)) {
@@ -87,6 +89,7 @@ class Channel {
         }
         return Status::Error("the peer sent a multi-part message; a stream message is one frame");
       }
+      net::MarkReceived(frame);
     } catch (const zmq::error_t& e) {
       return Status::Error(std::string("cannot receive a stream message: ") + e.what());
     }
