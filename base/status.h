@@ -1,10 +1,12 @@
 // Errors from the outside world (files, flags, decoding, storage, peers) as values.
 //
 // A Status is either ok or carries one human-readable message that names what failed and,
-// where possible, what to do. Bugs are not Statuses: they are CHECKs that abort.
+// where possible, what to do, and a class a caller can act on (StatusCode). Bugs are not
+// Statuses: they are CHECKs that abort.
 #ifndef POLLEN_BASE_STATUS_H_
 #define POLLEN_BASE_STATUS_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -14,20 +16,40 @@
 
 namespace pollen {
 
+// What kind of failure a Status is, for a caller that acts on it: retry later, give up on
+// the peer, report the input. Libraries' errors are classed at their one boundary
+// (net/zmq_status.h for ZeroMQ; each codec for Cap'n Proto, whose errors are kInvalid).
+enum class StatusCode : uint8_t {
+  kOk,
+  kFailed,       // anything else: the message says what
+  kInvalid,      // bad data or a bad argument from outside: the same again cannot succeed
+  kUnavailable,  // the peer or resource is not there now: later may succeed
+  kOverloaded,   // a queue or a limit is full: back off and retry
+  kInterrupted,  // a signal or a stop request cut the call short
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status Error(std::string message) { return Status(std::move(message)); }
+  static Status Error(std::string message) {
+    return Status(StatusCode::kFailed, std::move(message));
+  }
+  // An error of class `code` (kOk is taken as kFailed: an error is never ok).
+  static Status Error(StatusCode code, std::string message) {
+    return Status(code == StatusCode::kOk ? StatusCode::kFailed : code, std::move(message));
+  }
 
   bool ok() const { return !message_.has_value(); }
+  StatusCode code() const { return code_; }
   const std::string& message() const {
     static const std::string kEmpty;
     return message_ ? *message_ : kEmpty;
   }
 
  private:
-  explicit Status(std::string message) : message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  StatusCode code_ = StatusCode::kOk;
   std::optional<std::string> message_;
 };
 

@@ -13,6 +13,7 @@
 #include "net/listen_endpoint.h"
 #include "net/socket_options.h"
 #include "net/zap_handler.h"
+#include "net/zmq_status.h"
 
 namespace pollen::broker {
 namespace {
@@ -88,18 +89,10 @@ Status BrokerImpl::Start() {
       net::SetCurveServer(router_, options_.secret_key);
     }
   } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot set up the broker socket: ") + e.what());
+    return net::ZmqStatus("cannot set up the broker socket", e);
   }
   if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
-  try {
-    router_.bind(options_.listen);
-  } catch (const zmq::error_t& e) {
-    std::string hint;
-    if (e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENODEV) {
-      hint = " (an address looks like tcp://*:7100, tcp://10.0.0.5:7100 or tcp://127.0.0.1:*)";
-    }
-    return Status::Error("cannot listen on " + options_.listen + ": " + e.what() + hint);
-  }
+  if (Status s = net::Bind(router_, options_.listen, 7100); !s.ok()) return s;
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include "broker/relay_header.h"
 #include "net/connection_monitor.h"
 #include "net/socket_options.h"
+#include "net/zmq_status.h"
 
 namespace pollen::broker {
 namespace {
@@ -102,7 +103,7 @@ Status BrokerClientImpl::Connect() {
     }
     dealer_.connect(options_.broker);
   } catch (const zmq::error_t& e) {
-    return Status::Error("cannot connect to the broker at " + options_.broker + ": " + e.what());
+    return net::ZmqStatus("cannot connect to the broker at " + options_.broker, e);
   }
   SendHeartbeat(base::MonotonicMs());  // queued: it goes out with the first connection
   return Status::Ok();
@@ -213,11 +214,7 @@ size_t BrokerClientImpl::Poll(int timeout_ms, std::vector<ClusterMessage>* out, 
     uint64_t wait = std::min(deadline, next_heartbeat_ms_) - now;
     zmq::pollitem_t items[2] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0},
                                 {monitor_.socket().handle(), 0, ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, 2, std::chrono::milliseconds(wait));
-    } catch (const zmq::error_t&) {
-      // EINTR: go round again; the deadline still holds.
-    }
+    (void)net::Poll(items, 2, std::chrono::milliseconds(wait));  // the deadline still holds
   }
 }
 

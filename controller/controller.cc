@@ -22,6 +22,7 @@
 #include "net/listen_endpoint.h"
 #include "net/socket_options.h"
 #include "net/zap_handler.h"
+#include "net/zmq_status.h"
 
 namespace pollen::controller {
 namespace {
@@ -150,18 +151,10 @@ Status ControllerImpl::Bind() {
       net::SetCurveServer(router_, options_.secret_key);
     }
   } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot set up the controller socket: ") + e.what());
+    return net::ZmqStatus("cannot set up the controller socket", e);
   }
   if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
-  try {
-    router_.bind(options_.listen);
-  } catch (const zmq::error_t& e) {
-    std::string hint;
-    if (e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENODEV) {
-      hint = " (an address looks like tcp://*:7200, tcp://10.0.0.5:7200 or tcp://127.0.0.1:*)";
-    }
-    return Status::Error("cannot listen on " + options_.listen + ": " + e.what() + hint);
-  }
+  if (Status s = net::Bind(router_, options_.listen, 7200); !s.ok()) return s;
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   Snapshot();
   return Status::Ok();

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "net/socket_options.h"
 #include "net/tsan_handoff.h"
+#include "net/zmq_status.h"
 #include "transfer/frame_pool.h"
 
 namespace pollen::transfer {
@@ -51,7 +52,7 @@ class Channel {
         }
       }
     } catch (const zmq::error_t& e) {
-      return Status::Error("cannot send a stream " + Describe(message) + ": " + e.what());
+      return net::ZmqStatus("cannot send a stream " + Describe(message), e);
     }
     return Status::Ok();
   }
@@ -91,7 +92,7 @@ class Channel {
       }
       net::MarkReceived(frame);
     } catch (const zmq::error_t& e) {
-      return Status::Error(std::string("cannot receive a stream message: ") + e.what());
+      return net::ZmqStatus("cannot receive a stream message", e);
     }
     if (chunk_data != nullptr) {
       return DecodeStreamMessage(frame.data(), frame.size(), options_.limits, out, chunk_data);
@@ -144,28 +145,20 @@ Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& 
                                 MaxEncodedStreamMessageBytes(options.limits));
     socket.set(zmq::sockopt::linger, kLingerMs);
   } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot set the stream socket's options: ") + e.what());
+    return net::ZmqStatus("cannot set the stream socket's options", e);
   }
   return Status::Ok();
 }
 
 Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {
-  try {
-    net::SetCurveServer(socket, secret_key);
-  } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot make the socket a CURVE server: ") + e.what());
-  }
-  return Status::Ok();
+  return net::ZmqCall("cannot make the socket a CURVE server",
+                      [&] { net::SetCurveServer(socket, secret_key); });
 }
 
 Status SetCurveClient(zmq::socket_t& socket, const net::CurveKeyPair& keys,
                       const std::string& server_public_key) {
-  try {
-    net::SetCurveClient(socket, keys, server_public_key);
-  } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot make the socket a CURVE client: ") + e.what());
-  }
-  return Status::Ok();
+  return net::ZmqCall("cannot make the socket a CURVE client",
+                      [&] { net::SetCurveClient(socket, keys, server_public_key); });
 }
 
 Result<TransferCounters> ReceiveStream(zmq::socket_t& socket, const StreamOpen& open,

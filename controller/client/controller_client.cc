@@ -8,6 +8,7 @@
 #include "controller/client/controller_codec.h"
 #include "net/connection_monitor.h"
 #include "net/socket_options.h"
+#include "net/zmq_status.h"
 
 namespace pollen::controller {
 namespace {
@@ -74,8 +75,7 @@ Status ControllerClientImpl::Connect() {
     }
     dealer_.connect(options_.controller);
   } catch (const zmq::error_t& e) {
-    return Status::Error("cannot connect to the controller at " + options_.controller + ": " +
-                         e.what());
+    return net::ZmqStatus("cannot connect to the controller at " + options_.controller, e);
   }
   return Status::Ok();
 }
@@ -90,11 +90,8 @@ bool ControllerClientImpl::Follow() {
 void ControllerClientImpl::Wait(uint64_t ms, bool for_reply) {
   zmq::pollitem_t items[2] = {{monitor_.socket().handle(), 0, ZMQ_POLLIN, 0},
                               {dealer_.handle(), 0, ZMQ_POLLIN, 0}};
-  try {
-    zmq::poll(items, for_reply ? 2 : 1, std::chrono::milliseconds(ms));
-  } catch (const zmq::error_t&) {
-    // EINTR: the caller goes round again; its deadline still holds.
-  }
+  // Interrupted or not, the caller goes round again; its deadline still holds.
+  (void)net::Poll(items, for_reply ? 2 : 1, std::chrono::milliseconds(ms));
 }
 
 Status ControllerClientImpl::Refused() const {
@@ -124,8 +121,7 @@ Result<Reply> ControllerClientImpl::Request(const controller::Request& request, 
       sent = dealer_.send(zmq::buffer(bytes), zmq::send_flags::dontwait).has_value();
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) {
-        return Status::Error("cannot send to the controller at " + options_.controller + ": " +
-                             e.what());
+        return net::ZmqStatus("cannot send to the controller at " + options_.controller, e);
       }
     }
     if (sent) break;

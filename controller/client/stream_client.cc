@@ -13,6 +13,7 @@
 #include "controller/client/crash_source.h"
 #include "net/connection_monitor.h"
 #include "net/socket_options.h"
+#include "net/zmq_status.h"
 #include "transfer/frame_pool.h"
 #include "transfer/one_record_source.h"
 
@@ -61,8 +62,7 @@ class StreamLink {
       }
       dealer_.connect(client_.controller);
     } catch (const zmq::error_t& e) {
-      return Status::Error("cannot connect to the controller at " + client_.controller + ": " +
-                           e.what());
+      return net::ZmqStatus("cannot connect to the controller at " + client_.controller, e);
     }
     return Status::Ok();
   }
@@ -105,8 +105,7 @@ class StreamLink {
       try {
         if (dealer_.recv(frame_in_, zmq::recv_flags::dontwait)) break;
       } catch (const zmq::error_t& e) {
-        return Status::Error("cannot receive from the controller at " + client_.controller + ": " +
-                             e.what());
+        return net::ZmqStatus("cannot receive from the controller at " + client_.controller, e);
       }
       if (Status s = Wait(ZMQ_POLLIN, deadline); !s.ok()) return s;
     }
@@ -154,8 +153,7 @@ class StreamLink {
         if (dealer_.send(frame, zmq::send_flags::dontwait)) return Status::Ok();
       } catch (const zmq::error_t& e) {
         if (e.num() != EINTR) {
-          return Status::Error("cannot send to the controller at " + client_.controller + ": " +
-                               e.what());
+          return net::ZmqStatus("cannot send to the controller at " + client_.controller, e);
         }
       }
       if (Status s = Wait(ZMQ_POLLOUT, deadline); !s.ok()) return s;
@@ -189,11 +187,8 @@ class StreamLink {
       }
       zmq::pollitem_t items[2] = {{dealer_.handle(), 0, events, 0},
                                   {monitor_.socket().handle(), 0, ZMQ_POLLIN, 0}};
-      try {
-        zmq::poll(items, 2, std::chrono::milliseconds(std::min(deadline - now, kStopCheckMs)));
-      } catch (const zmq::error_t&) {
-        // EINTR: round again; the deadline still holds.
-      }
+      // Interrupted or not: round again; the deadline still holds.
+      (void)net::Poll(items, 2, std::chrono::milliseconds(std::min(deadline - now, kStopCheckMs)));
       if (items[0].revents & events) return Status::Ok();
     }
   }
