@@ -117,6 +117,21 @@ TEST(PushedCorpusTest, AFailedBackgroundIngestionDropsItsEntries) {
   EXPECT_EQ(data, "0123456789 fifth");
 }
 
+// The same failure when it has already ended as MakeDurable is called: MakeDurable settles it
+// and still answers with it (it used to answer ok then, whichever came first deciding).
+TEST(PushedCorpusTest, AnIngestionThatFailedBeforeMakeDurableIsItsAnswer) {
+  TempDir dir;
+  const std::string path = dir.path() + "/pushed";
+  auto pushed = PushedCorpus::Open(path, "json_fuzzer", /*seal_bytes=*/10).value();
+  ASSERT_TRUE(pushed->Add("012345 second", "push:a", 1).ok());  // opens a file: not sealed
+  BreakOpenFile(path);
+  ASSERT_TRUE(pushed->Add("9876 third", "push:a", 1).ok());  // sealed, fails in background
+  pushed->WaitForIngestions();
+  EXPECT_FALSE(pushed->MakeDurable().ok());
+  EXPECT_EQ(pushed->durable_seq(), 0u);
+  EXPECT_EQ(pushed->last_seq(), 0u);
+}
+
 class PushSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
