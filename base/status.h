@@ -17,8 +17,9 @@
 namespace pollen {
 
 // What kind of failure a Status is, for a caller that acts on it: retry later, give up on
-// the peer, report the input. Libraries' errors are classed at their one boundary
-// (net/zmq_status.h for ZeroMQ; each codec for Cap'n Proto, whose errors are kInvalid).
+// the peer, report the input. A library's errors are classed at its one boundary
+// (net/zmq_status.h for ZeroMQ); the codecs' decode errors have their own types
+// (DecodeError, DropReason), and a Status without a class is kFailed.
 enum class StatusCode : uint8_t {
   kOk,
   kFailed,       // anything else: the message says what

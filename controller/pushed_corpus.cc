@@ -55,7 +55,7 @@ PushedCorpus::~PushedCorpus() {
 
 Result<PushedCorpus::Added> PushedCorpus::Add(std::string_view data, std::string_view origin,
                                               int64_t now_unix_ms) {
-  (void)SettleFailure();  // logged; the pushes that sent the dropped entries resume
+  SettleFailure();
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   const base::Digest hash = base::Sha1(bytes, data.size());
   if (auto it = seq_of_.find(hash); it != seq_of_.end()) return Added{it->second, false};
@@ -119,27 +119,22 @@ void PushedCorpus::TakeIngested() const {
   }
 }
 
-Status PushedCorpus::SettleFailure() {
+void PushedCorpus::SettleFailure() {
   TakeIngested();
-  if (ingesting_.empty()) return Status::Ok();
+  if (ingesting_.empty()) return;
   const std::shared_future<Status>& front = ingesting_.front().done;
-  if (front.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return Status::Ok();
-  Status failed = front.get();
+  if (front.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   spdlog::error("controller: {} (the pushes that sent its entries fail; they resume)",
-                failed.message());
+                front.get().message());
   DropNotDurable();
-  return failed;
 }
 
 Status PushedCorpus::MakeDurable() {
-  // A failure that had already ended is settled here, and still this call's answer: the
-  // entries it dropped were not made durable (a TSan run, slower elsewhere, let the
-  // background ingestion fail before this call and saw it answer ok).
-  Status settled = SettleFailure();
+  SettleFailure();
   Seal();
   WaitForIngestions();
   TakeIngested();
-  if (ingesting_.empty()) return settled;
+  if (ingesting_.empty()) return Status::Ok();
   Status failed = ingesting_.front().done.get();
   DropNotDurable();
   return failed;

@@ -132,9 +132,8 @@ class PushedCorpus {
   void Seal();
   // Takes completed ingestions, in order, up to the first that failed or is still running.
   void TakeIngested() const;
-  // If an ingestion failed: waits for the others and drops the entries not durable, and
-  // returns that failure (ok when none had failed).
-  Status SettleFailure();
+  // If an ingestion failed: waits for the others and drops the entries not durable.
+  void SettleFailure();
   // Waits for every ingestion in flight, then drops the entries not durable (after a failed
   // write or ingestion).
   void DropNotDurable();

@@ -49,7 +49,8 @@ Status Bind(zmq::socket_t& socket, const std::string& endpoint, int example_port
     socket.bind(endpoint);
   } catch (const zmq::error_t& e) {
     Status s = ZmqStatus("cannot listen on " + endpoint, e);
-    if (s.code() != StatusCode::kInvalid) return s;
+    // The errnos of an address that is not one (the hint the broker and the controller gave).
+    if (e.num() != EINVAL && e.num() != EPROTONOSUPPORT && e.num() != ENODEV) return s;
     const std::string port = std::to_string(example_port);
     return Status::Error(StatusCode::kInvalid,
                          s.message() + " (an address looks like tcp://*:" + port +

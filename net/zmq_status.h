@@ -38,8 +38,8 @@ Status ZmqCall(std::string_view what, Calls&& calls) {
 // again and its deadline still holds); other errors are returned.
 Status Poll(zmq::pollitem_t* items, size_t count, std::chrono::milliseconds timeout);
 
-// Binds a server socket to `endpoint`; a malformed address's error shows the forms an
-// address takes, with `example_port`.
+// Binds a server socket to `endpoint`; a malformed address's error (EINVAL, EPROTONOSUPPORT,
+// ENODEV) shows the forms an address takes, with `example_port`.
 Status Bind(zmq::socket_t& socket, const std::string& endpoint, int example_port);
 
 }  // namespace pollen::net

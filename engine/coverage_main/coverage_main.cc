@@ -171,7 +171,8 @@ constexpr bool kShadowMemory = false;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);  // the parent blocks SIGCHLD
   // A sanitizer's shadow memory takes terabytes of address space, so under one the limit
-  // would stop the child before its first allocation: the sanitizer's own checks hold then.
+  // would stop the child before its first allocation. Such a build runs with no memory
+  // limit here (ASan's own rss_limit_mb, off by default, is the way to set one).
   if (rss_limit_mb > 0 && !kShadowMemory) {
     rlimit rl;
     rl.rlim_cur = rl.rlim_max = rlim_t(rss_limit_mb) << 20;
