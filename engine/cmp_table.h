@@ -5,10 +5,14 @@
 // exactly the operands the worker used. Like libFuzzer's TORC it is a rolling window: a new
 // pair overwrites a slot chosen by its values, and nothing is ever cleared.
 //
-// One-byte comparisons with a constant (a parser's character tests: `t[0] == 'P'`) have a
-// section of their own, one slot per comparison site: a parser makes hundreds of them per
-// run, and in the value-hashed window the test that guards a rare construct was overwritten
-// by the later ones before a mutation could read it (re2's named groups, issue 20).
+// One-byte comparisons (a parser's character tests: `t[0] == 'P'`, and its searches for a
+// delimiter: `std::find(t, end, '>')`) have a section of their own, one slot per comparison
+// site: a parser makes hundreds of them per run, and in the value-hashed window the test
+// that guards a rare construct was overwritten by the later ones before a mutation could
+// read it (re2's named groups, issue 20). A search's loop compares every byte it passes with
+// the byte it looks for, a variable (no constant hook); its site keeps the last pair, and
+// input-to-state uses it either way, half the time inserting one of its bytes at a random
+// place (a search that failed met the byte it sought nowhere).
 #ifndef POLLEN_ENGINE_CMP_TABLE_H_
 #define POLLEN_ENGINE_CMP_TABLE_H_
 
@@ -22,7 +26,7 @@ struct CmpTable {
   static constexpr size_t kIntSlots = 64;
   static constexpr size_t kWordSlots = 32;
   static constexpr size_t kMaxWord = 32;  // longer memcmp/strcmp operands are truncated
-  static constexpr size_t kByteSlots = 256;  // one-byte comparisons with a constant, by site
+  static constexpr size_t kByteSlots = 256;  // one-byte comparisons, by site
 
   struct IntPair {
     uint64_t a;
@@ -41,6 +45,7 @@ struct CmpTable {
     uint8_t input;     // the byte the program read (from the input, most likely)
     uint8_t constant;  // the value it was compared with
     uint8_t used;      // 0 = empty slot
+    uint8_t either;    // 1: neither operand was a constant; either may be the input's
   };
 
   IntPair ints[kIntSlots];
@@ -67,15 +72,12 @@ struct CmpTable {
   // A one-byte comparison with a constant at `site` (the comparison's offset in the image,
   // the same in every run): the site's slot keeps its last pair that differed. Hot path too.
   void AddConstByte(uintptr_t site, uint8_t input, uint8_t constant) {
-    if (input == constant) return;
-    BytePair& p = bytes[(site ^ (site >> 8)) % kByteSlots];
-    if (p.used == 0) {
-      used_bytes++;
-      p.used = 1;
-    }
-    p.input = input;
-    p.constant = constant;
+    SetByte(site, input, constant, 0);
   }
+
+  // A one-byte comparison of two variables at `site` (a search loop: the byte read and the
+  // byte sought), in the same per-site section. Hot path too.
+  void AddSiteByte(uintptr_t site, uint8_t a, uint8_t b) { SetByte(site, a, b, 1); }
 
   void AddWord(const void* a, const void* b, size_t n, bool b_constant = false) {
     AddWords(a, n, b, n, b_constant);
@@ -102,6 +104,20 @@ struct CmpTable {
   }
 
   void Clear() { std::memset(this, 0, sizeof(*this)); }
+
+ private:
+  // The site's slot keeps its last pair that differed.
+  void SetByte(uintptr_t site, uint8_t input, uint8_t constant, uint8_t either) {
+    if (input == constant) return;
+    BytePair& p = bytes[(site ^ (site >> 8)) % kByteSlots];
+    if (p.used == 0) {
+      used_bytes++;
+      p.used = 1;
+    }
+    p.input = input;
+    p.constant = constant;
+    p.either = either;
+  }
 };
 
 }  // namespace pollen::engine

@@ -312,16 +312,24 @@ struct Replacement {
   bool text = false;  // decimal text of an integer operand
 };
 
-// Input-to-state for a one-byte comparison with a constant (the table's per-site section):
-// the constant goes where the compared byte sits, searching from a random place, or, when
-// the byte is not in the input, at a random place. Needs table.used_bytes > 0.
-size_t ConstByteToState(Ctx& c, const CmpTable& table) {
+// Input-to-state for a one-byte comparison (the table's per-site section): the constant
+// goes where the compared byte sits, searching from a random place, or, when the byte is not
+// in the input, at a random place. A pair of two variables goes either way; the byte a
+// search looked for and never met is in the input nowhere after the place it searched, so
+// half the time it is inserted at a random place instead. Needs table.used_bytes > 0.
+size_t ByteToState(Ctx& c, const CmpTable& table) {
   size_t slot = c.rng.BelowSize(CmpTable::kByteSlots);
   while (table.bytes[slot].used == 0) slot = (slot + 1) % CmpTable::kByteSlots;
   const CmpTable::BytePair& p = table.bytes[slot];
-  size_t pos = c.size == 0 ? 0 : FindWrapping(c.data, c.size, &p.input, 1, c.rng.BelowSize(c.size));
-  if (pos == c.size) return PlaceBytes(c, &p.constant, 1, /*insert=*/c.rng.Bool());
-  c.data[pos] = p.constant;
+  uint8_t from = p.input;
+  uint8_t to = p.constant;
+  if (p.either != 0) {
+    if (c.rng.Bool()) std::swap(from, to);
+    if (c.rng.Bool()) return PlaceBytes(c, &to, 1, /*insert=*/true);
+  }
+  size_t pos = c.size == 0 ? 0 : FindWrapping(c.data, c.size, &from, 1, c.rng.BelowSize(c.size));
+  if (pos == c.size) return PlaceBytes(c, &to, 1, /*insert=*/c.rng.Bool());
+  c.data[pos] = to;
   return c.size;
 }
 
@@ -335,7 +343,7 @@ size_t InputToState(Ctx& c) {
   constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots + kByteShare;
   constexpr size_t kFirstByte = CmpTable::kIntSlots + CmpTable::kWordSlots;
   size_t slot = c.rng.BelowSize(kSlots);
-  if (slot >= kFirstByte && table->used_bytes > 0) return ConstByteToState(c, *table);
+  if (slot >= kFirstByte && table->used_bytes > 0) return ByteToState(c, *table);
   if (slot >= kFirstByte) slot = c.rng.BelowSize(kFirstByte);  // no byte pairs: as before
   size_t tried = 0;
   for (; tried < kFirstByte; tried++, slot = (slot + 1) % kFirstByte) {
@@ -344,7 +352,7 @@ size_t InputToState(Ctx& c) {
     if (used) break;
   }
   if (tried == kFirstByte) {
-    return table->used_bytes > 0 ? ConstByteToState(c, *table) : kNoChange;
+    return table->used_bytes > 0 ? ByteToState(c, *table) : kNoChange;
   }
 
   Replacement options[6];  // {a->b, b->a} x {little endian, big endian, decimal text}
@@ -542,6 +550,95 @@ size_t InsertRecord(Ctx& c) {
   return c.size + n;
 }
 
+// The bracket that closes `open`: ')', ']', '}' or '>', or 0 for a byte that opens nothing.
+uint8_t Closer(uint8_t open) {
+  switch (open) {
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    case '{':
+      return '}';
+    case '<':
+      return '>';
+    default:
+      return 0;
+  }
+}
+
+// One past the bracket that closes the group opening at data[begin] (brackets of its own
+// kind only), or 0 when it does not close within kMaxGroup bytes.
+constexpr size_t kMaxGroup = 1024;
+size_t GroupEnd(const uint8_t* data, size_t size, size_t begin) {
+  const uint8_t open = data[begin];
+  const uint8_t close = Closer(open);
+  size_t depth = 0;
+  size_t stop = std::min(size, begin + kMaxGroup);
+  for (size_t i = begin; i < stop; i++) {
+    if (data[i] == open) {
+      depth++;
+    } else if (data[i] == close && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+// A bracketed group of data, [*begin, *end): among the first four opening brackets at or
+// after a random place (wrapping), the first that closes. False when there is none.
+bool PickGroup(Rng& rng, const uint8_t* data, size_t size, size_t* begin, size_t* end) {
+  if (size < 2) return false;
+  size_t start = rng.BelowSize(size);
+  int opens = 0;
+  for (size_t k = 0; k < size && opens < 4; k++) {
+    size_t i = start + k < size ? start + k : start + k - size;
+    if (Closer(data[i]) == 0) continue;
+    opens++;
+    size_t e = GroupEnd(data, size, i);
+    if (e != 0) {
+      *begin = i;
+      *end = e;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Nesting without a grammar (Grimoire's recursive splicing, reduced to brackets): a copy of
+// a bracketed group, with up to four bytes after it (a repetition such as "{9}" or "*"),
+// goes inside a group of the input, just after its opening or before its closing bracket,
+// so that the parser's recursion runs one level deeper: "(a{9}){9}" becomes
+// "(a{9}(a{9}){9}){9}". A quarter of the time, when the cross-over partner has a group,
+// the copy is the partner's. Regular expressions, JSON, SQL and markup nest this way, and a
+// level deeper is new coverage (a larger program, another hit-count bucket) that byte
+// mutations rarely build.
+size_t NestGroup(Ctx& c) {
+  size_t begin, end;
+  if (!PickGroup(c.rng, c.data, c.size, &begin, &end)) return kNoChange;
+  const uint8_t* from = c.data;
+  size_t from_size = c.size;
+  size_t ub = begin;
+  size_t ue = end;
+  if (c.src.crossover != nullptr && c.src.crossover_size > 1 && c.rng.OneIn(4)) {
+    size_t pb, pe;
+    if (PickGroup(c.rng, c.src.crossover, c.src.crossover_size, &pb, &pe)) {
+      from = c.src.crossover;
+      from_size = c.src.crossover_size;
+      ub = pb;
+      ue = pe;
+    }
+  }
+  size_t tail = c.rng.BelowSize(5);
+  ue = std::min(from_size, ue + tail);
+  size_t n = ue - ub;
+  if (c.size + n > c.max_size) return kNoChange;
+  size_t at = c.rng.Bool() ? begin + 1 : end - 1;
+  std::memcpy(c.scratch, from + ub, n);  // the gap may move the source
+  OpenGap(c.data, c.size, at, n);
+  std::memcpy(c.data + at, c.scratch, n);
+  return c.size + n;
+}
+
 struct MutatorEntry {
   const char* name;
   size_t (*fn)(Ctx&);
@@ -567,6 +664,7 @@ constexpr MutatorEntry kMutators[] = {
     {"InputToStateArith", InputToStateArith},
     {"CopyLine", CopyLine},
     {"InsertRecord", InsertRecord},
+    {"NestGroup", NestGroup},
 };
 constexpr size_t kNumMutators = std::size(kMutators);
 constexpr size_t kEraseIndex = 0;

@@ -122,7 +122,7 @@ TEST(MutatorTest, EveryMutatorApplies) {
   std::set<size_t> used;
   for (int i = 0; i < 20000; i++) {
     size_t size = 20;
-    std::memcpy(buf.data(), "x 123\nHELLO \x44\x33\x22\x11 abcd", size);
+    std::memcpy(buf.data(), "x(12)\nHELLO \x44\x33\x22\x11 abcd", size);
     m.Mutate(buf.data(), size, rng, all.sources);
     used.insert(m.last_mutator());
   }
@@ -221,6 +221,82 @@ TEST(MutatorTest, OneByteConstantsKeepOneSlotPerSite) {
     }
   }
   EXPECT_EQ(with_p, 1);
+}
+
+// A search loop (`std::find(t, end, '>')`) compares each byte it passes with the byte it
+// seeks, two variables: the site's last pair goes to the per-site section, and the byte
+// sought, which the input lacks, is inserted whole, the rest of the input kept.
+TEST(MutatorTest, InputToStateInsertsTheByteASearchLookedFor) {
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddSiteByte(0x4000a1, 'z', '>');
+  for (uint64_t i = 0; i < 10000; i++) cmp.AddInt(i, i * 7 + 1, 4);
+  ASSERT_EQ(cmp.used_bytes, 1u);
+  MutationSources sources;
+  sources.cmp = &cmp;
+  const Bytes input = InputWith({'(', '?', 'P', '<', 'n'});
+  Mutator m(256);
+  Rng rng = Rng::FromSeed(17);
+  Bytes buf(256);
+  int inserted = 0;
+  for (int i = 0; i < 4000; i++) {
+    std::copy(input.begin(), input.end(), buf.begin());
+    size_t size = m.Mutate(buf.data(), input.size(), rng, sources);
+    if (size != input.size() + 1) continue;
+    auto gt = std::find(buf.begin(), buf.begin() + size, '>');
+    if (gt == buf.begin() + size) continue;
+    Bytes without(buf.begin(), buf.begin() + size);
+    without.erase(without.begin() + (gt - buf.begin()));
+    if (without == input) inserted++;
+  }
+  // 64 of input-to-state's 160 picks go to the per-site section, half of those insert the
+  // sought byte (either operand: '>' or 'z'): dozens in 4,000 mutations.
+  EXPECT_GE(inserted, 10);
+}
+
+TEST(MutatorTest, OneByteSitesKeepWhetherTheirOperandsWereVariables) {
+  CmpTable cmp;
+  cmp.Clear();
+  cmp.AddSiteByte(0x4000a1, 'x', '>');
+  cmp.AddSiteByte(0x4000b7, '>', '>');  // equal: nothing to learn
+  EXPECT_EQ(cmp.used_bytes, 1u);
+  const CmpTable::BytePair* pair = nullptr;
+  for (const CmpTable::BytePair& p : cmp.bytes) {
+    if (p.used != 0) pair = &p;
+  }
+  ASSERT_NE(pair, nullptr);
+  EXPECT_EQ(pair->either, 1);
+  EXPECT_EQ(pair->input, 'x');
+  EXPECT_EQ(pair->constant, '>');
+  cmp.AddConstByte(0x4000a1, 'y', 'P');  // the same site with a constant: a constant's pair
+  EXPECT_EQ(cmp.used_bytes, 1u);
+  EXPECT_EQ(pair->either, 0);
+  EXPECT_EQ(pair->constant, 'P');
+}
+
+// A group with its repetition, copied inside itself: the regular expression's program
+// grows by a factor (re2 needs more than 512 instructions before it runs its NFA).
+TEST(MutatorTest, NestGroupPutsACopyOfAGroupInsideItself) {
+  MutationSources none;
+  const std::string in = "(a{9}){9}";
+  const std::string want = "(a{9}(a{9}){9}){9}";
+  Bytes got = FirstResultContaining(Bytes(in.begin(), in.end()), Bytes(want.begin(), want.end()),
+                                    none, 3, 20000);
+  EXPECT_EQ(got, Bytes(want.begin(), want.end()));
+}
+
+// Brackets that never close give no group: whatever the mutations do, no copy of the input's
+// brackets appears inside them.
+TEST(MutatorTest, NestGroupNeedsAGroupThatCloses) {
+  Mutator m(256);
+  Rng rng = Rng::FromSeed(9);
+  Bytes buf(256);
+  const std::string in = "((((ab";
+  for (int i = 0; i < 20000; i++) {
+    std::copy(in.begin(), in.end(), buf.begin());
+    m.Mutate(buf.data(), in.size(), rng, MutationSources{});
+    ASSERT_STRNE(Mutator::MutatorName(m.last_mutator()), "NestGroup");
+  }
 }
 
 TEST(MutatorTest, InputToStateSolvesBigEndianInt) {

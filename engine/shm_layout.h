@@ -35,8 +35,9 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  // 6: CmpTable's one-byte section; 5: value_profile; 4: mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
-  static constexpr uint32_t kVersion = 6;
+  // 7: BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4: mutation_len;
+  // 3: length fields, learned words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 7;
 
   uint64_t magic;
   uint32_t version;

@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 6, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 7, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -44,8 +44,8 @@ static_assert(offsetof(WorkerShmHeader, mutation_len) == 92);
 static_assert(offsetof(WorkerShmHeader, value_profile) == 96);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 104);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
-// (64 ints, 32 words, 256 one-byte pairs and three counts, padded to 8 bytes)
-static_assert(sizeof(CmpTable) == (64 * 24 + 32 * 67 + 256 * 3 + 3 * 4 + 7) / 8 * 8);
+// (64 ints, 32 words, 256 one-byte pairs of 4 bytes and three counts, padded to 8 bytes)
+static_assert(sizeof(CmpTable) == (64 * 24 + 32 * 67 + 256 * 4 + 3 * 4 + 7) / 8 * 8);
 static_assert(offsetof(WorkerShmHeader, length_fields) == 104 + sizeof(CmpTable));
 // So are the length fields (16 fields of 12 bytes and a count) and the learned words
 // (64 words of 40 bytes, a count and a reserved word).

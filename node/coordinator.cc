@@ -78,6 +78,7 @@ struct Coordinator::Slot {
   std::string origin;  // of the input being executed as it is (PendingInput::origin)
   DriftCheck drift;    // kept across the slot's restarts
   bool stage = false;  // the fuzz request runs the entry's input-to-state stage
+  uint64_t unit_max_runs = 0;  // of the fuzz request in flight
 };
 
 Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
@@ -187,6 +188,7 @@ void Coordinator::Dispatch(Slot& slot) {
       max_runs = std::min(max_runs, done >= options_.runs ? 1 : options_.runs - done);
     }
     fuzz.max_runs = max_runs;
+    slot.unit_max_runs = max_runs;
     fuzz.owned_count = owned_count;
     slot.stage = false;
     if (options_.i2s_stage && slot.entry != SIZE_MAX) {
@@ -307,6 +309,9 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   slot.state = Slot::State::kIdle;
   fuzz_runs_ += r.runs;
   fuzz_cost_ += r.runs * (kRunCostBytes + h->entry_size);
+  // Nothing found or reduced and runs to spare: the unit ended on its time limit, where a
+  // fast target's ends on its run count (a --seed repeats a run only while none does).
+  if (!r.found && !r.reduced && r.runs < slot.unit_max_runs) units_on_time_++;
   const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
   fuzz_us_ += elapsed_us;
   if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.runs, r.found, elapsed_us);
@@ -634,13 +639,15 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
     Status saved = SaveLearnedDictionary(learned_path, learned_);
     if (!saved.ok()) spdlog::warn("cannot keep the learned dictionary: {}", saved.message());
   }
-  spdlog::info("baseline {} ms; fuzz units: {} runs in {} ms; minimizing {} new inputs: {} runs in {} ms; "
-               "{} new inputs kept unminimized (over the budget); {} entries reduced; "
-               "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
-               "value profile on for {} s ({} times turned on)",
-               baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, minimize_requests_, minimize_runs_,
-               minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
-               drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on());
+  spdlog::info(
+      "baseline {} ms; fuzz units: {} runs in {} ms, {} ended on their time limit; "
+      "minimizing {} new inputs: {} runs in {} ms; "
+      "{} new inputs kept unminimized (over the budget); {} entries reduced; "
+      "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
+      "value profile on for {} s ({} times turned on)",
+      baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_, minimize_runs_,
+      minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
+      drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on());
   summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

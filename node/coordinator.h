@@ -146,6 +146,7 @@ class Coordinator : public CorpusFeed {
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone
   uint64_t drift_restarts_ = 0;
+  uint64_t units_on_time_ = 0;  // fuzz units that ended on their time limit, not their run count
   // Per corpus entry, the next candidate of its input-to-state stage (engine/i2s_stage.h);
   // kStageDone once it ended. Entries beyond the vector have not started.
   static constexpr uint32_t kStageDone = UINT32_MAX;

@@ -29,8 +29,13 @@ TEST(LoseNothingTest, DeathDuringMinimizationKeepsTheCandidate) {
   std::string seeds = dir + "/seeds";
   RunCommand({"/bin/mkdir", "-p", seeds}, 10);
   WriteFile(seeds + "/seed", "PREFXXXXXXXX");
-  CommandResult r = RunCommand({PollenBin(), "fuzz", TestTarget("minimize_crash"), seeds, "--workers=1",
-                                "--seed=1", "--runs=2000000", "--workdir=" + dir + "/work"}, 300);
+  // Seed 2: with seed 1, since the mutators became 18 (NestGroup), a 5-byte entry joins the
+  // corpus and the one-byte change to "PREFB" crashes while fuzzing, before any minimization
+  // (seeds 2 to 8 all die in the minimization, 2026-11-27).
+  CommandResult r =
+      RunCommand({PollenBin(), "fuzz", TestTarget("minimize_crash"), seeds, "--workers=1",
+                  "--seed=2", "--runs=2000000", "--workdir=" + dir + "/work"},
+                 300);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   auto found = ArtifactInputs(dir + "/work/crashes", "crash");
   ASSERT_EQ(found.size(), 1u) << r.output;

@@ -7,14 +7,20 @@
 #
 # Usage: bench/real/ab_pollen.sh NAME A_BINARY B_BINARY [--time=S] [--rounds=N] [--cpus=C0,C1]
 #   (default 60 s, 2 rounds = 4 runs of each, CPUs 0,1)
-# Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_BUILD_DIR, BENCH_REAL_DIR,
-#   POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g. "--speed-weight=false").
+# Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_CLI_A (A's, when the change
+#   moved the worker's shared-memory layout and B's pollen refuses A; default POLLEN_CLI),
+#   POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g.
+#   "--speed-weight=false"), AB_KEEP=DIR (keep every run's work directory, its corpus
+#   included, in DIR instead of deleting them).
+# --cpus=C,C runs both arms on one CPU, sharing it: a fair comparison when the other CPU is
+#   busy, at half of each run's speed.
 # The machine should be otherwise idle: the two runs share it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${POLLEN_BUILD_DIR:-$root/build}
 out=${BENCH_REAL_DIR:-$build/bench-real}
 cli=${POLLEN_CLI:-$build/cli/pollen}
+cli_a=${POLLEN_CLI_A:-$cli}
 T=60 rounds=2 cpus=0,1
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -35,20 +41,27 @@ name=${args[0]} bin_a=${args[1]} bin_b=${args[2]}
 IFS=, read -r cpu0 cpu1 <<<"$cpus"
 [[ "$cpu0" =~ ^[0-9]+$ && "$cpu1" =~ ^[0-9]+$ ]] || { echo "ERROR: --cpus=C0,C1" >&2; exit 2; }
 d=$out/targets/$name
-for f in "$bin_a" "$bin_b" "$d/libfuzzer" "$cli"; do
+for f in "$bin_a" "$bin_b" "$d/libfuzzer" "$cli" "$cli_a"; do
   [ -x "$f" ] || { echo "ERROR: $f missing or not executable" >&2; exit 1; }
 done
 dict_args=() lf_dict=()
 read -r -a extra_flags <<<"${POLLEN_FUZZ_FLAGS:-}"
 [ -f "$d/dict" ] && { dict_args=("--dict=$d/dict"); lf_dict=("-dict=$d/dict"); }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab_pollen.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${AB_KEEP:-}" ]; then
+  mkdir -p "$AB_KEEP"
+  tmp=$(cd "$AB_KEEP" && pwd)
+else
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab_pollen.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 # run_pollen LABEL BINARY CPU: one run; prints "LABEL exec/s edges".
 run_pollen() {
-  local w=$tmp/$1.$RANDOM log
+  local w log run_cli=$cli
+  w=$(mktemp -d "$tmp/$1.XXXXXX")
+  [ "$1" = A ] && run_cli=$cli_a
   log=$w.log
-  taskset -c "$3" "$cli" fuzz "$2" "$d/seeds" --workers=1 --time="$T" "${dict_args[@]}" \
+  taskset -c "$3" "$run_cli" fuzz "$2" "$d/seeds" --workers=1 --time="$T" "${dict_args[@]}" \
     --keep-going --workdir="$w" "${extra_flags[@]}" >"$log" 2>&1 || true
   local ex ed
   ex=$(sed -n 's/.*executions: *[0-9]* in [0-9.]* s (\([0-9]*\) exec\/s).*/\1/p' "$log")
@@ -58,8 +71,8 @@ run_pollen() {
 }
 # run_libfuzzer CPU: prints "libfuzzer exec/s cov".
 run_libfuzzer() {
-  local c=$tmp/lf.$RANDOM log
-  mkdir -p "$c"
+  local c log
+  c=$(mktemp -d "$tmp/lf.XXXXXX")
   log=$c.log
   taskset -c "$1" "$d/libfuzzer" -max_total_time="$T" -detect_leaks=0 -rss_limit_mb=2560 \
     -timeout=25 -close_fd_mask=3 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -fork=1 \

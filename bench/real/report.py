@@ -2,7 +2,7 @@
 """Report of a bench/real/run.sh results directory: tables and coverage-over-time plots.
 
 Usage: bench/real/report.py RESULTS_DIR [MORE_RESULTS_DIR...] [--docs=docs/benchmarks.md]
-                             [--img-dir=docs/img] [--section=NAME]
+                             [--img-dir=docs/img] [--section=NAME] [--pool-anchors]
 
 Reads RESULTS/meta, RESULTS/TARGET/FUZZER/trial-N/{result,coverage.tsv} (run_one.sh and
 measure.sh) and writes RESULTS/report.md and, with gnuplot installed, RESULTS/TARGET.svg.
@@ -19,7 +19,9 @@ A directory that run.sh --first-trial added trials to lists each continuation fr
 Several results directories (runs of the same length, say one for the anchors and a later
 one for another Pollen build) are reported as one: each target's fuzzers from all of them
 (a fuzzer in two directories: the first one's), each directory's date and command listed,
-the report written into the first.
+the report written into the first. With --pool-anchors, the trials of libFuzzer and AFL++
+are pooled across all the directories instead (their binaries do not change with Pollen's
+commits, so a trial run in one session counts with those of another; see docs/decisions.md).
 Exits 1 if RESULTS has no run at all; runs without coverage.tsv are reported as unmeasured.
 """
 import os
@@ -105,6 +107,30 @@ def final_row(coverage, seconds):
     return rows[-1] if rows else (coverage[-1] if coverage else None)
 
 
+def summarize(fuzzer, runs, seconds):
+    """One fuzzer's figures on one target: medians and spreads over its runs."""
+    finals = [final_row(r["coverage"], seconds) for r in runs]
+    finals = [f for f in finals if f]
+    crashes = [number(r["result"].get("first_crash_s")) for r in runs]
+    found = [c for c in crashes if c is not None]
+    return {
+        "fuzzer": fuzzer,
+        "trials": len(runs),
+        "measured": len(finals),
+        "branches": median([f[1] for f in finals]),
+        "branches_range": spread([f[1] for f in finals]),
+        "branches_total": finals[0][2] if finals else None,
+        "lines": median([f[3] for f in finals]),
+        "lines_total": finals[0][4] if finals else None,
+        "corpus": median([number(r["result"].get("corpus")) for r in runs]),
+        "eps": median([number(r["result"].get("exec_per_s")) for r in runs]),
+        "eps_range": spread([number(r["result"].get("exec_per_s")) for r in runs]),
+        "crash_s": median(found),
+        "crash_found": len(found),
+        "runs": runs,
+    }
+
+
 def collect(results, meta):
     seconds = int(meta.get("seconds", "0"))
     targets = []
@@ -115,26 +141,7 @@ def collect(results, meta):
             trials = sorted(d for d in os.listdir(fdir) if d.startswith("trial-")
                             and os.path.isdir(os.path.join(fdir, d))) if os.path.isdir(fdir) else []
             runs = [read_run(os.path.join(fdir, t)) for t in trials]
-            finals = [final_row(r["coverage"], seconds) for r in runs]
-            finals = [f for f in finals if f]
-            crashes = [number(r["result"].get("first_crash_s")) for r in runs]
-            found = [c for c in crashes if c is not None]
-            fuzzers.append({
-                "fuzzer": fuzzer,
-                "trials": len(runs),
-                "measured": len(finals),
-                "branches": median([f[1] for f in finals]),
-                "branches_range": spread([f[1] for f in finals]),
-                "branches_total": finals[0][2] if finals else None,
-                "lines": median([f[3] for f in finals]),
-                "lines_total": finals[0][4] if finals else None,
-                "corpus": median([number(r["result"].get("corpus")) for r in runs]),
-                "eps": median([number(r["result"].get("exec_per_s")) for r in runs]),
-                "eps_range": spread([number(r["result"].get("exec_per_s")) for r in runs]),
-                "crash_s": median(found),
-                "crash_found": len(found),
-                "runs": runs,
-            })
+            fuzzers.append(summarize(fuzzer, runs, seconds))
         targets.append({"name": name, "mode": mode, "fuzzers": fuzzers})
     return seconds, targets
 
@@ -265,9 +272,18 @@ def render(results, metas, seconds, targets, img_prefix):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
-    if not args or any(k not in ("docs", "img-dir", "section") for k in opts):
+    flags = {a[2:] for a in argv[1:] if a.startswith("--") and "=" not in a}
+    pool = "pool-anchors" in flags
+    if not args or any(k not in ("docs", "img-dir", "section") for k in opts) or flags - {"pool-anchors"}:
         sys.stderr.write(__doc__)
         return 2
+    # The same directory twice (or through a link) would count its trials twice.
+    seen, unique = set(), []
+    for d in args:
+        if os.path.realpath(d) not in seen:
+            seen.add(os.path.realpath(d))
+            unique.append(d)
+    args = unique
     results = args[0]
     metas, collected = [], []
     for d in args:
@@ -288,11 +304,17 @@ def main(argv):
                 targets.append(t)
                 by_name[t["name"]] = t
                 continue
-            have = {f["fuzzer"] for f in by_name[t["name"]]["fuzzers"] if f["trials"]}
+            have = {f["fuzzer"]: f for f in by_name[t["name"]]["fuzzers"] if f["trials"]}
             for f in t["fuzzers"]:
-                if f["fuzzer"] not in have and f["trials"]:
-                    by_name[t["name"]]["fuzzers"] = [g for g in by_name[t["name"]]["fuzzers"]
-                                                     if g["fuzzer"] != f["fuzzer"]] + [f]
+                if not f["trials"]:
+                    continue
+                if f["fuzzer"] in have and pool and f["fuzzer"] in OTHERS:
+                    f = summarize(f["fuzzer"], have[f["fuzzer"]]["runs"] + f["runs"], seconds)
+                elif f["fuzzer"] in have:
+                    continue
+                have[f["fuzzer"]] = f
+                by_name[t["name"]]["fuzzers"] = [g for g in by_name[t["name"]]["fuzzers"]
+                                                 if g["fuzzer"] != f["fuzzer"]] + [f]
     if not any(f["trials"] for t in targets for f in t["fuzzers"]):
         sys.stderr.write(f"report: no runs in {results}\n")
         return 1

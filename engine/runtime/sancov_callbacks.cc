@@ -91,8 +91,8 @@ __attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, ui
 }
 
 // What every integer comparison hook does: the operands go to the cmp table (one-byte ones
-// with a constant to its per-site section), and the rest (TraceCmpExtras) only when one of
-// its consumers is on.
+// to its per-site section), and the rest (TraceCmpExtras) only when one of its consumers is
+// on.
 template <uint8_t kSize, bool kConst>
 __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
   SancovState& s = GetSancovState();
@@ -101,6 +101,9 @@ __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, ui
   if constexpr (kConst && kSize == 1) {
     s.cmp.AddConstByte(pc - reinterpret_cast<uintptr_t>(&__executable_start),
                        static_cast<uint8_t>(b), static_cast<uint8_t>(a));
+  } else if constexpr (kSize == 1) {
+    s.cmp.AddSiteByte(pc - reinterpret_cast<uintptr_t>(&__executable_start),
+                      static_cast<uint8_t>(a), static_cast<uint8_t>(b));
   } else {
     s.cmp.AddInt(a, b, kSize);
   }
