@@ -98,12 +98,13 @@ __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, ui
   SancovState& s = GetSancovState();
   // A const hook's first operand is the constant (SanitizerCoverage's contract). The site is
   // the pc's offset in the image: the same in every run under ASLR, so a seed repeats a run.
-  if constexpr (kConst && kSize == 1) {
-    s.cmp.AddConstByte(pc - reinterpret_cast<uintptr_t>(&__executable_start),
-                       static_cast<uint8_t>(b), static_cast<uint8_t>(a));
-  } else if constexpr (kSize == 1) {
-    s.cmp.AddSiteByte(pc - reinterpret_cast<uintptr_t>(&__executable_start),
-                      static_cast<uint8_t>(a), static_cast<uint8_t>(b));
+  if constexpr (kSize == 1) {
+    const uintptr_t site = pc - reinterpret_cast<uintptr_t>(&__executable_start);
+    if constexpr (kConst) {
+      s.cmp.AddConstByte(site, static_cast<uint8_t>(b), static_cast<uint8_t>(a));
+    } else {
+      s.cmp.AddSiteByte(site, static_cast<uint8_t>(a), static_cast<uint8_t>(b));
+    }
   } else {
     s.cmp.AddInt(a, b, kSize);
   }
