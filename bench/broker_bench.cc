@@ -41,8 +41,8 @@
 #include "base/clock.h"
 #include "bench/bench_util.h"
 #include "broker/broker.h"
-#include "broker/message_codec.h"
-#include "broker/relay_header.h"
+#include "broker/client/message_codec.h"
+#include "broker/client/relay_header.h"
 #include "net/curve_keys.h"
 
 namespace pollen::broker {

@@ -58,6 +58,7 @@
 #include "base/sha1.h"
 #include "base/sha1_blocks.h"
 #include "bench/bench_util.h"
+#include "bench/sync_corpus.h"
 #include "controller/client/controller_client.h"
 #include "controller/client/record_names.h"
 #include "controller/client/stream_client.h"
@@ -71,7 +72,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kRawBufferBytes = 256 << 10;
 constexpr int kCheckEvery = 64;  // files compared byte for byte after a pull (all with --smoke)
 
 struct Config {
@@ -84,10 +84,13 @@ struct Config {
   bool push_only = false;  // for profiling the push: no raw copies, no pulls
 };
 
+using bench::Corpus;
 using bench::CpuModel;
 using bench::KeepBest;
 using bench::ParseFlag;
 using bench::ProcessCpuSeconds;
+using bench::RawCopy;
+using bench::RawKind;
 using bench::TcpPair;
 using bench::Timing;
 using bench::WriteAll;
@@ -122,164 +125,6 @@ double Sha1MBps(void (*blocks)(uint32_t h[5], const uint8_t* data, size_t blocks
   const double seconds = static_cast<double>(base::MonotonicUs() - start) / 1e6 + 1e-9;
   asm volatile("" : : "r"(h[0]) : "memory");  // the digest is used: the hashing stays
   return static_cast<double>(data.size()) / seconds / 1e6;
-}
-
-// The corpus: entry i is bytes of a random pool stamped with i (so every entry differs),
-// written as file "seed-%08d" of the source directory.
-class Corpus {
- public:
-  Corpus(const Config& config, std::string dir) : dir_(std::move(dir)) {
-    const size_t mean = config.entry_kb * 1000, spread = mean / 10;
-    std::mt19937_64 rng(12345);
-    pool_.resize(mean + spread + (1 << 20));
-    for (auto& c : pool_) c = static_cast<char>(rng());
-    for (size_t i = 0; i < config.entries; i++) {
-      sizes_.push_back(
-          std::max<size_t>(16, mean - spread + (spread ? rng() % (2 * spread + 1) : 0)));
-      offsets_.push_back(rng() % (pool_.size() - sizes_.back() + 1));
-      data_bytes_ += sizes_.back();
-      stream_bytes_ += transfer::kRecordHeaderBytes + Name(i).size() + sizes_.back();
-    }
-  }
-
-  static std::string Name(size_t i) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "seed-%08zu", i);
-    return name;
-  }
-  size_t count() const { return sizes_.size(); }
-  // Entry i's bytes into *out.
-  void Data(size_t i, std::string* out) const {
-    out->assign(pool_.data() + offsets_[i], sizes_[i]);
-    const std::string stamp = std::to_string(i) + ":";
-    out->replace(0, stamp.size(), stamp);
-  }
-  bool Write() const {
-    fs::create_directories(dir_);
-    std::string data;
-    for (size_t i = 0; i < count(); i++) {
-      Data(i, &data);
-      std::ofstream out(dir_ + "/" + Name(i), std::ios::binary);
-      out.write(data.data(), static_cast<std::streamsize>(data.size()));
-      if (!out) return false;
-    }
-    return true;
-  }
-  const std::string& dir() const { return dir_; }
-  uint64_t data_bytes() const { return data_bytes_; }
-  uint64_t stream_bytes() const { return stream_bytes_; }
-
- private:
-  std::string dir_;
-  std::string pool_;
-  std::vector<size_t> sizes_;
-  std::vector<size_t> offsets_;
-  uint64_t data_bytes_ = 0;
-  uint64_t stream_bytes_ = 0;
-};
-
-// All of file `path` into *out (read() in 256 KiB pieces, as a copy tool would).
-bool ReadFile(const std::string& path, std::string* out) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out->clear();
-  char buffer[64 << 10];
-  for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    out->append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return true;
-}
-
-enum class RawKind {
-  kMemory,  // memory to memory
-  kFiles,   // the corpus files to one file per record in `to`, a directory
-  kLog,     // the corpus files to one file `to`, appended to
-};
-
-// The record stream over raw TCP.
-bool RawCopy(const Corpus& corpus, RawKind kind, const std::string& to) {
-  auto [out, in] = TcpPair();
-  if (out < 0 || in < 0) {
-    std::perror("corpus_sync_bench: raw connection");
-    return false;
-  }
-  const bool files = kind != RawKind::kMemory;
-  const std::string& to_dir = to;
-  int log = -1;
-  if (kind == RawKind::kLog) {
-    log = open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (log < 0) {
-      std::perror("corpus_sync_bench: raw copy to a log");
-      return false;
-    }
-  }
-  std::thread writer([&, out = out] {
-    std::string record, data;
-    for (size_t i = 0; i < corpus.count(); i++) {
-      if (files) {
-        if (!ReadFile(corpus.dir() + "/" + Corpus::Name(i), &data)) break;
-      } else {
-        corpus.Data(i, &data);
-      }
-      record.clear();
-      transfer::AppendRecordHeader(&record, Corpus::Name(i), data.size());
-      if (!WriteAll(out, record.data(), record.size()) ||
-          !WriteAll(out, data.data(), data.size())) {
-        break;
-      }
-    }
-    close(out);
-  });
-  std::vector<char> buffer(kRawBufferBytes);
-  uint64_t received = 0;
-  // For files: the record being read (header, then name and data) and its file.
-  std::string pending;
-  for (;;) {
-    const ssize_t n = read(in, buffer.data(), buffer.size());
-    if (n <= 0) break;
-    received += static_cast<uint64_t>(n);
-    if (log >= 0 && !WriteAll(log, buffer.data(), static_cast<size_t>(n))) {
-      std::perror("corpus_sync_bench: raw copy to a log");
-      break;
-    }
-    if (kind != RawKind::kFiles) continue;
-    pending.append(buffer.data(), static_cast<size_t>(n));
-    size_t at = 0;
-    while (pending.size() - at >= transfer::kRecordHeaderBytes) {
-      uint32_t name_length, size;
-      std::memcpy(&name_length, pending.data() + at, 4);
-      std::memcpy(&size, pending.data() + at + 4, 4);
-      const size_t whole = transfer::kRecordHeaderBytes + name_length + size;
-      if (pending.size() - at < whole) break;
-      const std::string name = pending.substr(at + transfer::kRecordHeaderBytes, name_length);
-      const int fd =
-          open((to_dir + "/" + name).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0 ||
-          !WriteAll(fd, pending.data() + at + transfer::kRecordHeaderBytes + name_length, size)) {
-        std::perror("corpus_sync_bench: raw copy to a file");
-      }
-      if (fd >= 0) close(fd);
-      at += whole;
-    }
-    pending.erase(0, at);
-  }
-  writer.join();
-  close(in);
-  if (log >= 0) close(log);
-  if (received != corpus.stream_bytes()) {
-    std::fprintf(stderr, "corpus_sync_bench: the raw copy received %llu of %llu bytes\n",
-                 static_cast<unsigned long long>(received),
-                 static_cast<unsigned long long>(corpus.stream_bytes()));
-    return false;
-  }
-  return true;
 }
 
 // A controller on its own thread, a campaign registered, and the client options to reach it.
@@ -459,7 +304,7 @@ int Main(int argc, char** argv) {
     }
   } cleanup{work};
 
-  const Corpus corpus(config, work + "/corpus");
+  const Corpus corpus(config.entries, config.entry_kb, work + "/corpus");
   if (!corpus.Write()) {
     std::fprintf(stderr, "corpus_sync_bench: cannot write the corpus under %s\n", work.c_str());
     return 1;

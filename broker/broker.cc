@@ -9,7 +9,7 @@
 #include <zmq.hpp>
 
 #include "base/clock.h"
-#include "broker/relay_header.h"
+#include "broker/client/relay_header.h"
 #include "net/listen_endpoint.h"
 #include "net/socket_options.h"
 #include "net/zap_handler.h"
@@ -77,20 +77,23 @@ Status BrokerImpl::Start() {
     return Status::Error(
         "no secret key: plain text must be asked for explicitly (--insecure-plaintext)");
   }
-  try {
+  Status zap_started = Status::Ok();
+  Status set = net::ZmqCall("cannot set up the broker socket", [&] {
     net::SetSharedSocketOptions(router_, options_.high_water_mark,
                                 options_.limits.max_message_bytes);
     // A full or gone peer is an error, not a silent drop.
     router_.set(zmq::sockopt::router_mandatory, 1);
-    if (curve) {
-      auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
-      if (!zap.ok()) return zap.status();
-      zap_ = std::move(zap.value());
-      net::SetCurveServer(router_, options_.secret_key);
+    if (!curve) return;
+    auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
+    if (!zap.ok()) {
+      zap_started = zap.status();
+      return;
     }
-  } catch (const zmq::error_t& e) {
-    return net::ZmqStatus("cannot set up the broker socket", e);
-  }
+    zap_ = std::move(zap.value());
+    net::SetCurveServer(router_, options_.secret_key);
+  });
+  if (!zap_started.ok()) return zap_started;
+  if (!set.ok()) return set;
   if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
   if (Status s = net::Bind(router_, options_.listen, 7100); !s.ok()) return s;
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
@@ -103,7 +106,7 @@ void BrokerImpl::Run(const std::function<bool()>& should_stop) {
   while (!stop_.load() && !(should_stop && should_stop())) {
     zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
     if (zap_) items[1].socket = zap_->socket().handle();
-    try {
+    Status turn = net::ZmqCall("broker", [&] {
       zmq::poll(items, zap_ ? 2 : 1, std::chrono::milliseconds(kPollMs));
       if (zap_ && (items[1].revents & ZMQ_POLLIN)) {
         zap_->HandlePending();
@@ -111,9 +114,8 @@ void BrokerImpl::Run(const std::function<bool()>& should_stop) {
         counters_.handshakes_refused = zap_->refused();
       }
       if (items[0].revents & ZMQ_POLLIN) ReceiveBatch(base::MonotonicMs());
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) spdlog::warn("broker: {}", e.what());
-    }
+    });
+    if (!turn.ok() && turn.code() != StatusCode::kInterrupted) spdlog::warn("{}", turn.message());
     uint64_t now = base::MonotonicMs();
     if (now - last_expiry >= kExpiryIntervalMs) {
       peers_.Expire(now, options_.peer_timeout_ms);

@@ -16,7 +16,7 @@
 
 #include "base/status.h"
 #include "broker/broker_stats.h"
-#include "broker/message_reader.h"
+#include "broker/client/message_reader.h"
 #include "broker/peer_table.h"
 
 namespace pollen::broker {

@@ -5,8 +5,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include "broker/broker_client.h"
 #include "broker/broker_test_util.h"
+#include "broker/client/broker_client.h"
 #include "net/curve_keys.h"
 #include "tests/test_util.h"
 

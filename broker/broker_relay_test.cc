@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "broker/broker.h"
-#include "broker/broker_client.h"
 #include "broker/broker_test_util.h"
+#include "broker/client/broker_client.h"
 
 namespace pollen::broker {
 namespace {

@@ -9,10 +9,10 @@
 #include <zmq.hpp>
 
 #include "broker/broker.h"
-#include "broker/broker_client.h"
 #include "broker/broker_test_util.h"
-#include "broker/message_codec.h"
-#include "broker/relay_header.h"
+#include "broker/client/broker_client.h"
+#include "broker/client/message_codec.h"
+#include "broker/client/relay_header.h"
 
 namespace pollen::broker {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "broker/drop_reason.h"
+#include "broker/client/drop_reason.h"
 
 namespace pollen::broker {
 

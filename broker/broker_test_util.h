@@ -13,8 +13,8 @@
 #include "base/clock.h"
 #include "base/sha1.h"
 #include "broker/broker.h"
-#include "broker/broker_client.h"
-#include "broker/cluster_message.h"
+#include "broker/client/broker_client.h"
+#include "broker/client/cluster_message.h"
 #include "net/curve_keys.h"
 #include "tests/test_util.h"
 

@@ -1,4 +1,4 @@
-#include "broker/message_codec.h"
+#include "broker/client/message_codec.h"
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>

@@ -18,9 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "broker/bounded_hash_set.h"
-#include "broker/drop_reason.h"
-#include "broker/message_reader.h"
+#include "broker/client/bounded_hash_set.h"
+#include "broker/client/drop_reason.h"
+#include "broker/client/message_reader.h"
 
 namespace pollen::broker {
 

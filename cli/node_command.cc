@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "broker/broker_client.h"
+#include "broker/client/broker_client.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/fuzz_session.h"

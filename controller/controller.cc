@@ -139,20 +139,23 @@ Status ControllerImpl::OpenData() {
 }
 
 Status ControllerImpl::Bind() {
-  try {
+  Status zap_started = Status::Ok();
+  Status set = net::ZmqCall("cannot set up the controller socket", [&] {
     net::SetSharedSocketOptions(router_, options_.high_water_mark,
                                 options_.limits.max_message_bytes);
     // A gone or full peer is an error (counted), not a silent drop.
     router_.set(zmq::sockopt::router_mandatory, 1);
-    if (!options_.secret_key.empty()) {
-      auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
-      if (!zap.ok()) return zap.status();
-      zap_ = std::move(zap).value();
-      net::SetCurveServer(router_, options_.secret_key);
+    if (options_.secret_key.empty()) return;
+    auto zap = net::ZapHandler::Start(context_, options_.authorized_dir);
+    if (!zap.ok()) {
+      zap_started = zap.status();
+      return;
     }
-  } catch (const zmq::error_t& e) {
-    return net::ZmqStatus("cannot set up the controller socket", e);
-  }
+    zap_ = std::move(zap).value();
+    net::SetCurveServer(router_, options_.secret_key);
+  });
+  if (!zap_started.ok()) return zap_started;
+  if (!set.ok()) return set;
   if (Status port = net::CheckTcpPort(options_.listen); !port.ok()) return port;
   if (Status s = net::Bind(router_, options_.listen, 7200); !s.ok()) return s;
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
@@ -166,14 +169,13 @@ void ControllerImpl::Run(const std::function<bool()>& should_stop) {
   while (!stop_.load() && !(should_stop && should_stop())) {
     zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
     if (zap_) items[1].socket = zap_->socket().handle();
-    try {
+    Status turn = net::ZmqCall("controller", [&] {
       zmq::poll(items, zap_ ? 2 : 1,
                 std::chrono::milliseconds(stream_waiting ? kRetryPollMs : kPollMs));
       if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->HandlePending();
       if (items[0].revents & ZMQ_POLLIN) ReceiveBatch();
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) spdlog::warn("controller: {}", e.what());
-    }
+    });
+    if (!turn.ok() && turn.code() != StatusCode::kInterrupted) spdlog::warn("{}", turn.message());
     stream_waiting = streams_->Pump();
     DeliverMerges();
     uint64_t now = base::MonotonicMs();

@@ -34,6 +34,18 @@ Status ZmqCall(std::string_view what, Calls&& calls) {
   return Status::Ok();
 }
 
+// As ZmqCall, with the text made by `what()` only on an error: for calls on a hot path (a
+// stream's every message), where building it each time would cost an allocation.
+template <typename What, typename Calls>
+Status ZmqCallWith(What&& what, Calls&& calls) {
+  try {
+    calls();
+  } catch (const zmq::error_t& e) {
+    return ZmqStatus(what(), e);
+  }
+  return Status::Ok();
+}
+
 // zmq::poll for at most `timeout`. A poll cut short by a signal is ok (the caller goes round
 // again and its deadline still holds); other errors are returned.
 Status Poll(zmq::pollitem_t* items, size_t count, std::chrono::milliseconds timeout);

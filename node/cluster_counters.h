@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "broker/broker_client.h"
+#include "broker/client/broker_client.h"
 
 namespace pollen::node {
 

@@ -30,7 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "broker/broker_client.h"
+#include "broker/client/broker_client.h"
 #include "engine/coverage.h"
 #include "node/cluster_counters.h"
 #include "node/coordinator_observer.h"

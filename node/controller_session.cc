@@ -1,3 +1,6 @@
+// The session's thread, its connection and registration, heartbeats and the public calls;
+// what it delivers (inputs, crashes) is in controller_session_delivery.cc, what it pulls in
+// node/corpus_pull.cc.
 #include "node/controller_session.h"
 
 #include <pthread.h>
@@ -10,58 +13,36 @@
 #include <utility>
 
 #include "base/clock.h"
-#include "controller/client/record_names.h"
-#include "controller/client/stream_client.h"
 #include "node/process_rss.h"
 
 namespace pollen::node {
 namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-constexpr int kCrashStreamAttempts = 3;
 constexpr uint64_t kMaxRefusedRetryMs = 60000;
-// Room kept in a message for its header, the node id and the lists' framing.
-constexpr size_t kMessageSlack = 64 * 1024;
-// After the controller's storage failed: a little longer than an ordinary retry.
-constexpr uint64_t kStorageRetryFactor = 5;
-
-// An upper bound of what an input adds to a newInputs message: its bytes, its hash, its
-// features (delta-LEB128: at most 5 bytes each) and Cap'n Proto's pointers.
-size_t EncodedBound(const controller::InputEntry& e) {
-  return e.bytes.size() + 5 * e.features.size() + 64;
-}
-
-// What an input holds in memory while it waits.
-size_t QueuedBytes(const controller::InputEntry& e) {
-  return e.bytes.size() + 4 * e.features.size() + sizeof(controller::InputEntry);
-}
-
-// Hands each record a pull commits to a function (the session's queue).
-class FunctionSink : public transfer::RecordSink {
- public:
-  explicit FunctionSink(std::function<Status(std::string_view, std::string_view)> commit)
-      : commit_(std::move(commit)) {}
-  Status Commit(std::string_view name, std::string_view data) override {
-    return commit_(name, data);
-  }
-
- private:
-  std::function<Status(std::string_view, std::string_view)> commit_;
-};
-
-// What a pulled input holds in memory while it waits.
-size_t FetchedBytes(const FetchedInput& in) {
-  return in.bytes.size() + 4 * in.features.size() + sizeof(FetchedInput);
-}
 
 // "0.1 s", "2 s", "60 s".
 std::string Seconds(uint64_t ms) { return fmt::format("{:g} s", static_cast<double>(ms) / 1000); }
+
+// The pulls of inputs, when streams are on.
+std::unique_ptr<CorpusPull> MakePull(const ControllerSessionOptions& options) {
+  if (!options.streams.has_value()) return nullptr;
+  CorpusPullOptions pull;
+  pull.client = *options.streams;
+  pull.campaign = options.registration.campaign;
+  pull.build_id = options.registration.build_id;
+  pull.max_features = options.limits.max_features;
+  pull.max_inputs = options.max_fetched_inputs;
+  pull.max_bytes = options.max_fetched_bytes;
+  pull.retry_ms = options.pull_retry_ms;
+  return std::make_unique<CorpusPull>(std::move(pull));
+}
 
 }  // namespace
 
 ControllerSession::ControllerSession(ControllerSessionOptions options,
                                      ControllerClientFactory connect)
-    : options_(std::move(options)), connect_(std::move(connect)) {}
+    : options_(std::move(options)), connect_(std::move(connect)), pull_(MakePull(options_)) {}
 
 ControllerSession::~ControllerSession() { Stop(0); }
 
@@ -74,65 +55,6 @@ bool ControllerSession::WaitForFirstAnswer(uint64_t timeout_ms) {
   std::unique_lock lock(mu_);
   return answered_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                             [this] { return first_answer_; });
-}
-
-ControllerSession::Queued ControllerSession::QueueInput(controller::InputEntry entry,
-                                                        bool count_if_full) {
-  std::lock_guard lock(mu_);
-  if (state_ == ControllerState::kRejected) {
-    counters_.rejected++;
-    return Queued::kRejected;
-  }
-  if (EncodedBound(entry) + kMessageSlack > options_.limits.max_message_bytes) {
-    counters_.too_large++;
-    return Queued::kTooLarge;
-  }
-  size_t bytes = QueuedBytes(entry);
-  if (inputs_.size() + inflight_inputs_ >= options_.max_queued_inputs ||
-      queued_bytes_ + bytes > options_.max_queued_bytes) {
-    if (count_if_full) counters_.inputs_dropped++;
-    return Queued::kFull;
-  }
-  if (inputs_.empty()) oldest_input_ms_ = base::MonotonicMs();
-  inputs_.push_back(std::move(entry));
-  queued_bytes_ += bytes;
-  if (inputs_.size() == options_.max_batch_entries) wake_.notify_one();
-  return Queued::kQueued;
-}
-
-bool ControllerSession::QueueCrash(controller::CrashRequest crash) {
-  crash.node_id = options_.registration.node_id;
-  if (crash.report.size() > options_.limits.max_report_bytes) {
-    crash.report.resize(options_.limits.max_report_bytes);
-  }
-  std::lock_guard lock(mu_);
-  if (state_ == ControllerState::kRejected) {
-    counters_.rejected++;
-    return false;
-  }
-  // One that does not fit in a message goes in a stream (pushCrash), one at a time in the
-  // queue: a reproducer may be as large as a stream's record (64 MiB).
-  const bool streamed = !FitsInMessage(crash);
-  if (streamed && (!options_.streams.has_value() ||
-                   crash.input.size() > options_.streams->limits.stream.max_record_bytes ||
-                   std::any_of(crashes_.begin(), crashes_.end(),
-                               [this](const auto& c) { return !FitsInMessage(c); }))) {
-    counters_.too_large++;
-    return false;
-  }
-  if (crashes_.size() >= options_.max_queued_crashes) {
-    counters_.crashes_dropped++;
-    return false;
-  }
-  crashes_.push_back(std::move(crash));
-  wake_.notify_one();
-  return true;
-}
-
-size_t ControllerSession::InputRoom() const {
-  std::lock_guard lock(mu_);
-  size_t queued = inputs_.size() + inflight_inputs_;
-  return queued >= options_.max_queued_inputs ? 0 : options_.max_queued_inputs - queued;
 }
 
 void ControllerSession::SetStats(const controller::NodeStats& stats) {
@@ -151,14 +73,13 @@ bool ControllerSession::TakeResyncRequest() {
 }
 
 std::vector<FetchedInput> ControllerSession::TakeFetched(size_t max) {
-  std::vector<FetchedInput> taken;
-  std::lock_guard lock(mu_);
-  while (!fetched_.empty() && taken.size() < max) {
-    fetched_bytes_ -= FetchedBytes(fetched_.front());
-    taken.push_back(std::move(fetched_.front()));
-    fetched_.pop_front();
+  if (pull_ == nullptr) return {};
+  bool resume = false;
+  std::vector<FetchedInput> taken = pull_->Take(max, &resume);
+  if (resume) {
+    std::lock_guard lock(mu_);
+    wake_.notify_one();
   }
-  if (!taken.empty() && pull_paused_ && PullRoomLocked()) wake_.notify_one();
   return taken;
 }
 
@@ -172,6 +93,14 @@ ControllerSessionCounters ControllerSession::counters() const {
   ControllerSessionCounters c = counters_;
   c.inputs_queued = inputs_.size() + inflight_inputs_;
   c.crashes_queued = crashes_.size();
+  if (pull_ != nullptr) {
+    const CorpusPullCounters f = pull_->counters();
+    c.fetched = f.fetched;
+    c.pushed = f.pushed;
+    c.failed_pulls = f.failed_pulls;
+    c.bad_records = f.bad_records;
+    c.joined = f.joined;
+  }
   return c;
 }
 
@@ -244,12 +173,14 @@ ControllerSession::Action ControllerSession::NextActionLocked(uint64_t now,
     *wake_ms = std::min(*wake_ms, oldest_input_ms_ + options_.batch_interval_ms);
   }
   // A pull after what waits to be sent: it holds the thread for its whole length.
-  if (!stopping_ && PullRoomLocked()) {
-    const bool entries = join_fetch_pending_ && heard_pushed_seq_;
-    const bool pushed = !join_fetch_pending_ && pushed_announced_ > pushed_done_;
-    if (entries || pushed) {
-      if (now >= pull_retry_at_ms_) return entries ? Action::kPullEntries : Action::kPullPushed;
-      *wake_ms = std::min(*wake_ms, pull_retry_at_ms_);
+  if (!stopping_ && pull_ != nullptr) {
+    switch (pull_->Next(now, wake_ms)) {
+      case CorpusPull::Kind::kEntries:
+        return Action::kPullEntries;
+      case CorpusPull::Kind::kPushed:
+        return Action::kPullPushed;
+      case CorpusPull::Kind::kNone:
+        break;
     }
   }
   return Action::kNone;
@@ -270,10 +201,10 @@ void ControllerSession::Do(Action action) {
       SendInputs();
       break;
     case Action::kPullEntries:
-      Pull(/*pushed=*/false);
+      pull_->Run(CorpusPull::Kind::kEntries, StreamOptions());
       break;
     case Action::kPullPushed:
-      Pull(/*pushed=*/true);
+      pull_->Run(CorpusPull::Kind::kPushed, StreamOptions());
       break;
     case Action::kNone:
       break;
@@ -419,12 +350,7 @@ void ControllerSession::Heartbeat(bool leaving) {
   if (answer == nullptr) return;
   std::lock_guard lock(mu_);
   counters_.heartbeats++;
-  pushed_announced_ = answer->pushed_seq;
-  if (!heard_pushed_seq_) {
-    heard_pushed_seq_ = true;
-    // The joining fetch that follows has every input pushed so far (entries/ holds them).
-    if (join_fetch_pending_) pushed_done_ = pushed_announced_;
-  }
+  if (pull_ != nullptr) pull_->Announce(answer->pushed_seq);
   for (std::string& s : answer->minimize) {
     if (std::find(minimize_.begin(), minimize_.end(), s) == minimize_.end()) {
       minimize_.push_back(std::move(s));
@@ -444,30 +370,6 @@ void ControllerSession::Heartbeat(bool leaving) {
   }
 }
 
-bool ControllerSession::FitsInMessage(const controller::CrashRequest& crash) const {
-  const size_t size = crash.input.size() + crash.report.size() + crash.signature.size() +
-                      crash.kind.size() + crash.node_id.size();
-  return size + kMessageSlack <= options_.limits.max_message_bytes;
-}
-
-void ControllerSession::SendCrash() {
-  controller::CrashRequest crash;
-  {
-    std::lock_guard lock(mu_);
-    if (crashes_.empty()) return;
-    crash = crashes_.front();
-  }
-  if (!FitsInMessage(crash)) return StreamCrash(std::move(crash));
-  std::optional<controller::Reply> reply = Send(crash, options_.request_timeout_ms);
-  if (!reply) return;
-  if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
-    if (KeepAfterError(*error, "a crash", 1)) return;
-  }
-  std::lock_guard lock(mu_);
-  if (std::holds_alternative<controller::CrashReply>(*reply)) counters_.crashes_sent++;
-  crashes_.pop_front();
-}
-
 controller::StreamClientOptions ControllerSession::StreamOptions() {
   controller::StreamClientOptions stream;
   stream.connect_timeout_ms = options_.stream_connect_timeout_ms;
@@ -477,115 +379,6 @@ controller::StreamClientOptions ControllerSession::StreamOptions() {
     return stopping_;
   };
   return stream;
-}
-
-void ControllerSession::StreamCrash(controller::CrashRequest crash) {
-  const controller::StreamClientOptions stream = StreamOptions();
-  const std::string signature = crash.signature;
-  const size_t size = crash.input.size();
-  const Status pushed = controller::PushCrashStream(
-      *options_.streams, options_.registration.campaign, std::move(crash), stream);
-  std::lock_guard lock(mu_);
-  if (!pushed.ok()) {
-    // Sent again after a pause (the heartbeats go on); dropped after a few failures: a
-    // controller that refuses it (e.g. a lower record limit) would refuse it for good.
-    if (++crash_stream_failures_ >= kCrashStreamAttempts) {
-      spdlog::error("controller: crash {} ({} bytes) dropped after {} failed streams: {}",
-                    signature, size, crash_stream_failures_, pushed.message());
-      counters_.crashes_dropped++;
-      crashes_.pop_front();
-      crash_stream_failures_ = 0;
-      return;
-    }
-    spdlog::warn("controller: crash {} ({} bytes) not sent yet: {}", signature, size,
-                 pushed.message());
-    crash_retry_at_ms_ = base::MonotonicMs() + options_.pull_retry_ms;
-    return;
-  }
-  crash_stream_failures_ = 0;
-  counters_.crashes_sent++;
-  counters_.crashes_streamed++;
-  crashes_.pop_front();
-}
-
-void ControllerSession::SendInputs() {
-  controller::NewInputsRequest request;
-  request.node_id = options_.registration.node_id;
-  if (inflight_.empty()) {
-    // A new batch: as many as fit in one message.
-    std::lock_guard lock(mu_);
-    size_t budget = options_.limits.max_message_bytes - kMessageSlack;
-    size_t max_entries = std::min(options_.max_batch_entries, options_.limits.max_entries);
-    size_t bytes = 0;
-    while (!inputs_.empty() && inflight_.size() < max_entries) {
-      size_t size = EncodedBound(inputs_.front());
-      if (!inflight_.empty() && bytes + size > budget) break;
-      bytes += size;
-      inflight_.push_back(std::move(inputs_.front()));
-      inputs_.pop_front();
-    }
-    inflight_inputs_ = inflight_.size();
-    if (!inputs_.empty()) oldest_input_ms_ = base::MonotonicMs();
-  }
-  if (inflight_.empty()) return;
-  request.entries = std::move(inflight_);
-  inflight_.clear();
-  std::optional<controller::Reply> reply = Send(request, options_.request_timeout_ms);
-  size_t n = request.entries.size();
-  bool keep = !reply;
-  if (reply) {
-    if (auto* error = std::get_if<controller::ErrorReply>(&*reply)) {
-      keep = KeepAfterError(*error, "inputs", n);
-    }
-  }
-  std::lock_guard lock(mu_);
-  if (keep && state_ != ControllerState::kRejected) {
-    inflight_ = std::move(request.entries);
-    return;
-  }
-  if (state_ == ControllerState::kRejected) return;  // Reject dropped and counted them
-  for (const controller::InputEntry& e : request.entries) queued_bytes_ -= QueuedBytes(e);
-  inflight_inputs_ = 0;
-  if (auto* accepted = std::get_if<controller::InputsReply>(&*reply)) {
-    counters_.inputs_sent += n;
-    counters_.inputs_added += accepted->added;
-    counters_.inputs_duplicate += accepted->duplicates;
-    counters_.inputs_not_needed += accepted->not_needed;
-  }
-}
-
-bool ControllerSession::KeepAfterError(const controller::ErrorReply& error, const char* what,
-                                       size_t items) {
-  std::lock_guard lock(mu_);
-  if (error.code == controller::ErrorCode::kUnknownNode) {
-    // Forgotten (a node lost for a day, or a controller with a new data directory): register
-    // again, then send what it should have, and the corpus again.
-    if (registered_) {
-      spdlog::warn(
-          "the controller at {} does not know this node any more: registering again "
-          "and sending the corpus again",
-          options_.endpoint);
-    }
-    registered_ = false;
-    resync_ = true;
-    return true;
-  }
-  if (error.code == controller::ErrorCode::kStorage) {
-    retry_at_ms_ = base::MonotonicMs() + kStorageRetryFactor * options_.retry_interval_ms;
-    if (last_error_logged_ != error.message) {
-      last_error_logged_ = error.message;
-      spdlog::warn("the controller at {} could not store {} ({}): trying again", options_.endpoint,
-                   what, error.message);
-    }
-    return true;
-  }
-  counters_.rejected += items;
-  if (last_error_logged_ != error.message) {
-    last_error_logged_ = error.message;
-    spdlog::warn("the controller at {} refused {}: {}{}", options_.endpoint, what, error.message,
-                 items > 0 ? " (dropped, counted as rejected)" : "");
-  }
-  return false;
 }
 
 void ControllerSession::Reject(const std::string& message) {
@@ -602,92 +395,6 @@ void ControllerSession::Reject(const std::string& message) {
   queued_bytes_ = 0;
   first_answer_ = true;
   answered_.notify_all();
-}
-
-
-bool ControllerSession::PullRoomLocked() const {
-  return options_.streams.has_value() && fetched_.size() <= options_.max_fetched_inputs / 2 &&
-         fetched_bytes_ <= options_.max_fetched_bytes / 2;
-}
-
-void ControllerSession::Pull(bool pushed) {
-  const controller::RegisterRequest& r = options_.registration;
-  const std::string resource = pushed ? controller::PushedResource(r.campaign)
-                                      : controller::EntriesResource(r.campaign, r.build_id);
-  std::string after;
-  uint64_t announced = 0;
-  {
-    std::lock_guard lock(mu_);
-    after = pushed ? controller::PushedCursorAfter(pushed_done_) : entries_cursor_;
-    announced = pushed_announced_;
-    pull_paused_ = false;
-  }
-  const controller::StreamClientOptions stream = StreamOptions();
-  FunctionSink sink([this, pushed](std::string_view name, std::string_view data) {
-    return CommitFetched(pushed, name, data);
-  });
-  Result<transfer::TransferCounters> pulled =
-      controller::PullStream(*options_.streams, resource, after, &sink, nullptr, stream);
-  std::lock_guard lock(mu_);
-  if (pulled.ok()) {
-    pull_retry_at_ms_ = 0;
-    last_pull_error_logged_.clear();
-    if (pushed) {
-      pushed_done_ = std::max(pushed_done_, announced);  // everything announced was in it
-    } else {
-      join_fetch_pending_ = false;
-      counters_.joined = true;
-      spdlog::info("controller: fetched the merged corpus of campaign {} (build {}): {} inputs",
-                   r.campaign, r.build_id, counters_.fetched);
-    }
-    return;
-  }
-  if (pull_paused_ || stopping_) return;  // resumed when the queue has room; or the end
-  counters_.failed_pulls++;
-  pull_retry_at_ms_ = base::MonotonicMs() + options_.pull_retry_ms;
-  if (last_pull_error_logged_ != pulled.status().message()) {
-    last_pull_error_logged_ = pulled.status().message();
-    spdlog::warn("controller: cannot pull {} ({}): trying again in {}", resource,
-                 pulled.status().message(), Seconds(options_.pull_retry_ms));
-  }
-}
-
-Status ControllerSession::CommitFetched(bool pushed, std::string_view name,
-                                        std::string_view data) {
-  FetchedInput in;
-  in.pushed = pushed;
-  uint64_t seq = 0;
-  bool good = true;
-  if (pushed) {
-    base::Digest hash;
-    good = controller::ParsePushedRecordName(name, &seq, &hash);
-    in.bytes.assign(data.begin(), data.end());
-  } else {
-    std::string_view input;
-    good = controller::DecodeEntryRecord(data, options_.limits.max_features, &in.features, &input)
-               .ok();
-    in.bytes.assign(input.begin(), input.end());
-  }
-  std::lock_guard lock(mu_);
-  if (good) {
-    size_t bytes = FetchedBytes(in);
-    if (fetched_.size() >= options_.max_fetched_inputs ||
-        fetched_bytes_ + bytes > options_.max_fetched_bytes) {
-      pull_paused_ = true;
-      return Status::Error("the node's queue of pulled inputs is full (pausing)");
-    }
-    fetched_bytes_ += bytes;
-    fetched_.push_back(std::move(in));
-    (pushed ? counters_.pushed : counters_.fetched)++;
-  } else {
-    counters_.bad_records++;  // skipped: the cursor moves past it
-  }
-  if (pushed) {
-    pushed_done_ = std::max(pushed_done_, seq);
-  } else {
-    entries_cursor_ = std::string(name);
-  }
-  return Status::Ok();
 }
 
 }  // namespace pollen::node

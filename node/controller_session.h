@@ -12,14 +12,11 @@
 // bandwidth; a crash whose acknowledgement was lost counts twice there.
 //
 // Streams (docs/controller.md, "Joining fetch and pushed inputs"), when options.streams is
-// set: after the first heartbeat of a registration, the session pulls the merged corpus of
-// this node's build (entries/<campaign>/<build>, pushed inputs included); afterwards, when a
-// heartbeat reply's pushed_seq passes the node's cursor, the inputs pushed since
-// (pushed/<campaign>). Each pull runs on the session's thread (heartbeats wait for it) into
-// a bounded queue that the coordinator's side takes with TakeFetched: a full queue pauses
-// the pull, which resumes after its last record once the queue is half empty. A failed pull
-// is tried again after pull_retry_ms from where it stopped. The cursors live in memory: a
-// restarted node fetches everything again (its corpus skips what it holds).
+// set: the session's thread pulls the merged corpus of this node's build after the first
+// heartbeat of a registration, and the inputs pushed since whenever a heartbeat reply says
+// there are more; node/corpus_pull.h holds the queue and the cursors. A pull runs after
+// what waits to be sent (heartbeats wait for it); the coordinator's side takes the inputs
+// with TakeFetched.
 //
 // Connection: the first registration is tried at Start; while the controller does not
 // answer, registration is tried again every second (each try waiting 1 s for a connection),
@@ -51,6 +48,7 @@
 #include "controller/client/controller_client.h"
 #include "controller/client/controller_message.h"
 #include "controller/client/stream_client.h"
+#include "node/corpus_pull.h"
 
 namespace pollen::node {
 
@@ -83,13 +81,6 @@ struct ControllerSessionOptions {
   // reply naming another assigned build than this node's asks for a stop, as a stopped
   // campaign does, and build_changed() says why.
   bool follow_builds = false;
-};
-
-// An input pulled from the controller, for the coordinator.
-struct FetchedInput {
-  std::vector<uint8_t> bytes;
-  std::vector<uint32_t> features;  // ascending, measured on this build; empty: run it
-  bool pushed = false;             // from pushed/ (else the merged corpus at the join)
 };
 
 // Makes a client for the session's thread (called again after a refused key).
@@ -184,6 +175,10 @@ class ControllerSession {
 
  private:
   enum class Action { kNone, kRegister, kHeartbeat, kCrash, kInputs, kPullEntries, kPullPushed };
+  // Room kept in a message for its header, the node id and the lists' framing.
+  static constexpr size_t kMessageSlack = 64 * 1024;
+  // After the controller's storage failed: a little longer than an ordinary retry.
+  static constexpr uint64_t kStorageRetryFactor = 5;
 
   void Run();
   // What to do now, or kNone with *wake_ms set to when to look again. Holds mu_.
@@ -200,13 +195,6 @@ class ControllerSession {
   // The options of this session's streams: its timeouts, stopped by Stop().
   controller::StreamClientOptions StreamOptions();
   void SendInputs();
-  // Runs one pull of entries/ or pushed/ from its cursor (see "Streams").
-  void Pull(bool pushed);
-  // Queues a pulled record and moves the cursor; an error when the queue is full (the pull
-  // pauses).
-  Status CommitFetched(bool pushed, std::string_view name, std::string_view data);
-  // A pull may start or resume: streams are on and the queue is at most half full.
-  bool PullRoomLocked() const;
   // Sends `request`; on a transport failure handles it (state, log, retry time, refused
   // key) and returns nullopt.
   std::optional<controller::Reply> Send(const controller::Request& request, uint64_t timeout_ms);
@@ -244,16 +232,6 @@ class ControllerSession {
   uint64_t stop_deadline_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
   uint64_t next_heartbeat_ms_ = 0;
-  // Streams: the queue of pulled inputs, and the cursors.
-  std::deque<FetchedInput> fetched_;
-  size_t fetched_bytes_ = 0;
-  bool join_fetch_pending_ = true;  // until the joining fetch completes
-  bool heard_pushed_seq_ = false;   // a heartbeat reply said how many inputs were pushed
-  std::string entries_cursor_;      // the last record of entries/ taken
-  uint64_t pushed_announced_ = 0;   // pushed_seq of the last heartbeat reply
-  uint64_t pushed_done_ = 0;        // pushed inputs up to this one are taken
-  bool pull_paused_ = false;        // the last pull stopped at a full queue
-  uint64_t pull_retry_at_ms_ = 0;
   // A streamed crash that failed waits until then (heartbeats go on meanwhile); after
   // kCrashStreamAttempts failures in a row it is dropped (counted in crashes_dropped).
   uint64_t crash_retry_at_ms_ = 0;
@@ -267,7 +245,9 @@ class ControllerSession {
   bool outage_logged_ = false;
   bool ever_registered_ = false;
   std::string last_error_logged_;
-  std::string last_pull_error_logged_;
+
+  // Streams on: the pulled inputs and their cursors (its own lock; taken after mu_).
+  const std::unique_ptr<CorpusPull> pull_;
 };
 
 }  // namespace pollen::node

@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "broker/cluster_message.h"
+#include "broker/client/cluster_message.h"
 
 namespace pollen::node {
 

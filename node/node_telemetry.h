@@ -15,7 +15,7 @@
 #include <mutex>
 #include <string>
 
-#include "broker/broker_client.h"
+#include "broker/client/broker_client.h"
 #include "node/cluster_counters.h"
 #include "node/controller_session.h"
 #include "node/coordinator_observer.h"

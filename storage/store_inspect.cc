@@ -6,19 +6,12 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
+#include "storage/corpus_store_keys.h"
 #include "storage/rocks_logger.h"
 #include "storage/rocks_util.h"
 #include "storage/store_path.h"
 
 namespace pollen::storage {
-namespace {
-
-// The names CorpusStore gives them (storage/corpus_store.h, "Layout").
-constexpr char kCampaignCf[] = "campaign";
-constexpr char kTargetKey[] = "target";
-constexpr char kBuildIdKey[] = "build_id";
-
-}  // namespace
 
 Result<CampaignId> ReadStoredCampaign(const std::string& path) {
   Result<StorePathKind> kind = InspectStorePath(path);

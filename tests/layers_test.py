@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""ctest layers: every folder includes only its own headers and those of the layers below it.
+"""ctest layers: every folder includes only its own headers and those of the layers below it,
+and every library links only libraries of those layers.
 
 The layers (docs/architecture.md, "Folders"), lowest first: base ← schema ← engine (and the
-runtime linked into targets) ← storage, ops, net ← broker, transfer ← the controller's client
-library ← the controller's service, node ← nightly ← cli. ALLOWED below is that table, folder
+runtime linked into targets) ← storage, ops, net ← the broker's client library, transfer ←
+the controller's client library ← the broker's relay, the controller's service, node ←
+nightly ← cli. ALLOWED below is that table, folder
 by folder; an #include "folder/..." of a project folder that the table does not allow fails
 the test, with the file and line.
+
+The link graph is read from the CMake files: pollen_library(NAME DEPS...), add_library(NAME
+...) and target_link_libraries(NAME ... DEPS...) in a folder make NAME that folder's, and each
+pollen_* library among DEPS must belong to the folder itself or to one the table allows. Test
+binaries (*_tests) may link anything, as test code may include anything.
 
 Test code (*_test.cc, *test_util.*) may include any folder: a node's tests start an
 in-process controller, a service above the node's own layer. fuzz/, bench/, tests/ and
@@ -28,16 +35,17 @@ ALLOWED = {
     "ops": {"base"},
     "storage": {"base", "schema", "engine"},
     "net": {"base"},
-    "broker": {"base", "schema", "ops", "net"},
+    "broker/client": {"base", "schema", "net"},
+    "broker": {"base", "schema", "ops", "net", "broker/client"},
     "transfer": {"base", "schema", "net"},
     "controller/client": {"base", "schema", "net", "transfer"},
     "controller": {"base", "schema", "ops", "storage", "net", "transfer", "controller/client"},
-    "node": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
+    "node": {"base", "schema", "engine", "ops", "storage", "net", "broker/client", "transfer",
              "controller/client"},
-    "nightly": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
-                "controller/client", "node"},
-    "cli": {"base", "schema", "engine", "ops", "storage", "net", "broker", "transfer",
-            "controller/client", "controller", "node", "nightly"},
+    "nightly": {"base", "schema", "engine", "ops", "storage", "net", "broker/client",
+                "transfer", "controller/client", "node"},
+    "cli": {"base", "schema", "engine", "ops", "storage", "net", "broker/client", "broker",
+            "transfer", "controller/client", "controller", "node", "nightly"},
 }
 ON_TOP = {"fuzz", "bench", "tests", "examples"}
 SOURCES = (".cc", ".h", ".c")
@@ -58,6 +66,45 @@ def included_layer(include: str, folders: set) -> str | None:
     if len(parts) > 2 and f"{parts[0]}/{parts[1]}" in ALLOWED:
         return f"{parts[0]}/{parts[1]}"
     return parts[0]
+
+
+CMAKE_CALL = re.compile(r"\b(pollen_library|add_library|add_executable|target_link_libraries)"
+                        r"\s*\(([^)]*)\)", re.S)
+
+
+def cmake_links(root: pathlib.Path) -> tuple[dict, list]:
+    """(library -> its folder, [(folder, CMakeLists path, library, dependency)]) of every
+    project library, from the CMake files of the layered folders."""
+    owner, links = {}, []
+    for layer in ALLOWED:
+        cmake = root / layer / "CMakeLists.txt"
+        if not cmake.exists():
+            continue
+        text = re.sub(r"#[^\n]*", "", cmake.read_text())
+        for call, args in CMAKE_CALL.findall(text):
+            words = args.split()
+            if not words:
+                continue
+            name = words[0]
+            if call in ("pollen_library", "add_library", "add_executable"):
+                owner.setdefault(name, layer)
+            if call in ("pollen_library", "target_link_libraries"):
+                for dep in words[1:]:
+                    if dep.startswith("pollen_"):
+                        links.append((layer, cmake.relative_to(root), name, dep))
+    return owner, links
+
+
+def link_violations(root: pathlib.Path) -> list:
+    owner, links = cmake_links(root)
+    found = []
+    for layer, cmake, name, dep in links:
+        if name.endswith("_tests") or dep not in owner:
+            continue  # a test binary, or a helper target (pollen_tsan_suppressions)
+        to = owner[dep]
+        if to != layer and to not in ALLOWED[layer]:
+            found.append(f"{cmake}: {name} ({layer}/) links {dep} ({to}/ is not below {layer}/)")
+    return found
 
 
 def is_test_code(path: pathlib.Path) -> bool:
@@ -105,7 +152,15 @@ def main() -> int:
         for v in violations:
             print("  " + v)
         return 1
-    print(f"PASS: {files} files, every include within its layer or below")
+    links = link_violations(root)
+    if links:
+        print("FAIL: libraries linking against the layers (docs/architecture.md):")
+        for v in links:
+            print("  " + v)
+        return 1
+    owner, edges = cmake_links(root)
+    print(f"PASS: {files} files, every include within its layer or below; "
+          f"{len(owner)} CMake targets, {len(edges)} links to project libraries, each one-way")
     return 0
 
 

@@ -44,17 +44,16 @@ class Channel {
     }
     net::MarkSent(frame);
     const uint64_t deadline = base::MonotonicMs() + options_.idle_timeout_ms;
-    try {
-      while (!socket_.send(frame, zmq::send_flags::dontwait)) {
-        if (Status s = Wait(ZMQ_POLLOUT, deadline, "room to send a " + Describe(message));
-            !s.ok()) {
-          return s;
-        }
-      }
-    } catch (const zmq::error_t& e) {
-      return net::ZmqStatus("cannot send a stream " + Describe(message), e);
-    }
-    return Status::Ok();
+    Status waited = Status::Ok();
+    Status sent = net::ZmqCallWith([&] { return "cannot send a stream " + Describe(message); },
+                                   [&] {
+                                     while (!socket_.send(frame, zmq::send_flags::dontwait)) {
+                                       waited = Wait(ZMQ_POLLOUT, deadline,
+                                                     "room to send a " + Describe(message));
+                                       if (!waited.ok()) return;
+                                     }
+                                   });
+    return waited.ok() ? sent : waited;
   }
 
   // Best effort: the stream is failing anyway.
@@ -80,20 +79,23 @@ class Channel {
                     std::string_view* chunk_data = nullptr) {
     const uint64_t deadline = base::MonotonicMs() + options_.idle_timeout_ms;
     zmq::message_t& frame = frame_;
-    try {
+    Status got = Status::Ok();
+    Status received = net::ZmqCall("cannot receive a stream message", [&] {
       while (!socket_.recv(frame, zmq::recv_flags::dontwait)) {
-        if (Status s = Wait(ZMQ_POLLIN, deadline, awaited); !s.ok()) return s;
+        got = Wait(ZMQ_POLLIN, deadline, awaited);
+        if (!got.ok()) return;
       }
       if (frame.more()) {
         zmq::message_t rest;
         while (socket_.recv(rest, zmq::recv_flags::dontwait) && rest.more()) {
         }
-        return Status::Error("the peer sent a multi-part message; a stream message is one frame");
+        got = Status::Error("the peer sent a multi-part message; a stream message is one frame");
+        return;
       }
       net::MarkReceived(frame);
-    } catch (const zmq::error_t& e) {
-      return net::ZmqStatus("cannot receive a stream message", e);
-    }
+    });
+    if (!got.ok()) return got;
+    if (!received.ok()) return received;
     if (chunk_data != nullptr) {
       return DecodeStreamMessage(frame.data(), frame.size(), options_.limits, out, chunk_data);
     }
@@ -136,7 +138,7 @@ Status PeerError(const StreamError& error, const char* peer) {
 }  // namespace
 
 Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& options) {
-  try {
+  return net::ZmqCall("cannot set the stream socket's options", [&] {
     // Credit keeps at most `window` chunks in flight; the rest of the queue is for the small
     // messages (credit, end, error).
     const uint64_t high_water_mark = uint64_t{options.window} * 2 + 16;
@@ -144,10 +146,7 @@ Status SetStreamSocketOptions(zmq::socket_t& socket, const StreamSocketOptions& 
                                 static_cast<int>(std::min<uint64_t>(high_water_mark, INT_MAX)),
                                 MaxEncodedStreamMessageBytes(options.limits));
     socket.set(zmq::sockopt::linger, kLingerMs);
-  } catch (const zmq::error_t& e) {
-    return net::ZmqStatus("cannot set the stream socket's options", e);
-  }
-  return Status::Ok();
+  });
 }
 
 Status SetCurveServer(zmq::socket_t& socket, const std::string& secret_key) {

@@ -64,7 +64,7 @@ Status ControllerClientImpl::Connect() {
   if (curve && options_.controller_public_key.empty()) {
     return Status::Error("CURVE needs the controller's public key");
   }
-  try {
+  return net::ZmqCall("cannot connect to the controller at " + options_.controller, [&] {
     net::SetSharedSocketOptions(dealer_, kHighWaterMark, options_.limits.max_message_bytes);
     // Sends fail instead of queueing while no connection is up (see the header).
     dealer_.set(zmq::sockopt::immediate, 1);
@@ -74,10 +74,7 @@ Status ControllerClientImpl::Connect() {
       net::SetCurveClient(dealer_, options_.keys, options_.controller_public_key);
     }
     dealer_.connect(options_.controller);
-  } catch (const zmq::error_t& e) {
-    return net::ZmqStatus("cannot connect to the controller at " + options_.controller, e);
-  }
-  return Status::Ok();
+  });
 }
 
 bool ControllerClientImpl::Follow() {
@@ -117,13 +114,12 @@ Result<Reply> ControllerClientImpl::Request(const controller::Request& request, 
   // Send as soon as a connection is up.
   while (true) {
     bool sent = false;
-    try {
-      sent = dealer_.send(zmq::buffer(bytes), zmq::send_flags::dontwait).has_value();
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) {
-        return net::ZmqStatus("cannot send to the controller at " + options_.controller, e);
-      }
-    }
+    Status send = net::ZmqCallWith(
+        [&] { return "cannot send to the controller at " + options_.controller; },
+        [&] { sent = dealer_.send(zmq::buffer(bytes), zmq::send_flags::dontwait).has_value(); });
+    // Interrupted by a signal: tried again (ETERM, the context's end, is not seen here: the
+    // client owns its context).
+    if (!send.ok() && send.code() != StatusCode::kInterrupted) return send;
     if (sent) break;
     if (!Follow()) return Refused();
     uint64_t now = base::MonotonicMs();

@@ -48,7 +48,7 @@ class StreamLink {
     if (curve && client_.controller_public_key.empty()) {
       return Status::Error("CURVE needs the controller's public key");
     }
-    try {
+    return net::ZmqCall("cannot connect to the controller at " + client_.controller, [&] {
       const uint64_t high_water_mark = uint64_t{options_.window} * 2 + 16;
       net::SetSharedSocketOptions(dealer_,
                                   static_cast<int>(std::min<uint64_t>(high_water_mark, INT_MAX)),
@@ -61,10 +61,7 @@ class StreamLink {
         net::SetCurveClient(dealer_, client_.keys, client_.controller_public_key);
       }
       dealer_.connect(client_.controller);
-    } catch (const zmq::error_t& e) {
-      return net::ZmqStatus("cannot connect to the controller at " + client_.controller, e);
-    }
-    return Status::Ok();
+    });
   }
 
   Status Send(uint64_t request_id, const transfer::StreamMessage& message) {
@@ -89,11 +86,10 @@ class StreamLink {
   // Best effort, for a stream that fails anyway: tells the controller to free its side.
   void SendError(const std::string& text) {
     if (!connected_) return;
-    try {
+    (void)net::ZmqCall("send", [&] {
       ControllerCodec::EncodeStream(0, transfer::StreamError{kStreamId, text}, &frame_);
       (void)dealer_.send(zmq::buffer(frame_), zmq::send_flags::dontwait);
-    } catch (const zmq::error_t&) {
-    }
+    });
   }
 
   // The next stream message into *out; a chunk's data in *chunk_data, valid until the next
@@ -102,11 +98,12 @@ class StreamLink {
     if (Status s = CheckStop(); !s.ok()) return s;  // also while messages keep coming
     const uint64_t deadline = Deadline();
     for (;;) {
-      try {
-        if (dealer_.recv(frame_in_, zmq::recv_flags::dontwait)) break;
-      } catch (const zmq::error_t& e) {
-        return net::ZmqStatus("cannot receive from the controller at " + client_.controller, e);
-      }
+      bool received = false;
+      Status recv = net::ZmqCallWith(
+          [&] { return "cannot receive from the controller at " + client_.controller; },
+          [&] { received = dealer_.recv(frame_in_, zmq::recv_flags::dontwait).has_value(); });
+      if (!recv.ok()) return recv;
+      if (received) break;
       if (Status s = Wait(ZMQ_POLLIN, deadline); !s.ok()) return s;
     }
     heard_ = true;
@@ -149,13 +146,13 @@ class StreamLink {
   Status SendFrame(zmq::message_t& frame) {
     const uint64_t deadline = Deadline();
     for (;;) {
-      try {
-        if (dealer_.send(frame, zmq::send_flags::dontwait)) return Status::Ok();
-      } catch (const zmq::error_t& e) {
-        if (e.num() != EINTR) {
-          return net::ZmqStatus("cannot send to the controller at " + client_.controller, e);
-        }
-      }
+      bool sent = false;
+      Status send = net::ZmqCallWith(
+          [&] { return "cannot send to the controller at " + client_.controller; },
+          [&] { sent = dealer_.send(frame, zmq::send_flags::dontwait).has_value(); });
+      if (sent) return Status::Ok();
+      // Interrupted by a signal: tried again.
+      if (!send.ok() && send.code() != StatusCode::kInterrupted) return send;
       if (Status s = Wait(ZMQ_POLLOUT, deadline); !s.ok()) return s;
     }
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """ctest k8s_nightly_in_a_box: the nightly overlay of k8s/ (docs/nightly.md, "On Kubernetes"),
 rendered with `kubectl kustomize`, run on this machine without Kubernetes by the pods of
-tests/k8s/cluster_in_a_box.py (network and mount namespaces, the manifests' volumes, users,
+tests/k8s/pod_box.py (network and mount namespaces, the manifests' volumes, users,
 environment and arguments).
 
 As a platform team would: apply the overlay (broker, controller, and the node StatefulSet,
@@ -22,8 +22,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster_in_a_box import (BUILD, POLLEN, ROOT, Box, dispose, fail, preflight,  # noqa: E402
-                              render, sh, wait_until)
+from pod_box import (BUILD, POLLEN, ROOT, Box, dispose, fail, preflight,  # noqa: E402
+                     render, sh, wait_until)
 
 TARGET = os.path.join(BUILD, "tests", "nightly_v1_fuzzer")
 BUDGET_S = 15

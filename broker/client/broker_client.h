@@ -9,8 +9,8 @@
 //
 // Single-threaded: one thread calls every method (the node's coordinator loop), and must
 // call Poll at least once per heartbeat interval.
-#ifndef POLLEN_BROKER_BROKER_CLIENT_H_
-#define POLLEN_BROKER_BROKER_CLIENT_H_
+#ifndef POLLEN_BROKER_CLIENT_BROKER_CLIENT_H_
+#define POLLEN_BROKER_CLIENT_BROKER_CLIENT_H_
 
 #include <cstdint>
 #include <memory>
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "broker/cluster_message.h"
-#include "broker/drop_reason.h"
-#include "broker/message_reader.h"
+#include "broker/client/cluster_message.h"
+#include "broker/client/drop_reason.h"
+#include "broker/client/message_reader.h"
 #include "net/curve_keys.h"
 
 namespace pollen::broker {
@@ -94,4 +94,4 @@ Result<std::unique_ptr<BrokerClient>> ConnectBroker(const ClientOptions& options
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_BROKER_CLIENT_H_
+#endif  // POLLEN_BROKER_CLIENT_BROKER_CLIENT_H_

@@ -5,8 +5,8 @@
 //
 // Memory: about 100 bytes per hash (the hash, a list node and a hash-table node).
 // Not thread-safe.
-#ifndef POLLEN_BROKER_BOUNDED_HASH_SET_H_
-#define POLLEN_BROKER_BOUNDED_HASH_SET_H_
+#ifndef POLLEN_BROKER_CLIENT_BOUNDED_HASH_SET_H_
+#define POLLEN_BROKER_CLIENT_BOUNDED_HASH_SET_H_
 
 #include <cstddef>
 #include <cstring>
@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "base/digest.h"
-#include "broker/cluster_message.h"
+#include "broker/client/cluster_message.h"
 
 namespace pollen::broker {
 
@@ -42,4 +42,4 @@ class BoundedHashSet {
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_BOUNDED_HASH_SET_H_
+#endif  // POLLEN_BROKER_CLIENT_BOUNDED_HASH_SET_H_

@@ -4,8 +4,8 @@
 // messages meant for it (its queue was full) and counts them as lost; a new session means a
 // restarted broker, and numbering starts again. Fixed-size and outside the Cap'n Proto
 // message, so the broker relays the sender's frame as it is, without re-encoding it.
-#ifndef POLLEN_BROKER_RELAY_HEADER_H_
-#define POLLEN_BROKER_RELAY_HEADER_H_
+#ifndef POLLEN_BROKER_CLIENT_RELAY_HEADER_H_
+#define POLLEN_BROKER_CLIENT_RELAY_HEADER_H_
 
 #include <array>
 #include <cstddef>
@@ -43,4 +43,4 @@ inline bool DecodeRelayHeader(const void* data, size_t size, RelayHeader* h) {
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_RELAY_HEADER_H_
+#endif  // POLLEN_BROKER_CLIENT_RELAY_HEADER_H_

@@ -1,7 +1,7 @@
 // Why a cluster message was dropped. The broker and the client count drops per reason and
 // report them in their status; nothing that is dropped ever takes a process down.
-#ifndef POLLEN_BROKER_DROP_REASON_H_
-#define POLLEN_BROKER_DROP_REASON_H_
+#ifndef POLLEN_BROKER_CLIENT_DROP_REASON_H_
+#define POLLEN_BROKER_CLIENT_DROP_REASON_H_
 
 #include <array>
 #include <cstddef>
@@ -37,4 +37,4 @@ struct DropCounts {
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_DROP_REASON_H_
+#endif  // POLLEN_BROKER_CLIENT_DROP_REASON_H_

@@ -4,8 +4,8 @@
 // reader copies them into its own word-aligned buffer (reused: no allocation per message
 // once it has grown), opens them with bounded traversal and nesting, and checks every field
 // the receiver will touch. Cap'n Proto's exceptions stop here and become a DropReason.
-#ifndef POLLEN_BROKER_MESSAGE_READER_H_
-#define POLLEN_BROKER_MESSAGE_READER_H_
+#ifndef POLLEN_BROKER_CLIENT_MESSAGE_READER_H_
+#define POLLEN_BROKER_CLIENT_MESSAGE_READER_H_
 
 #include <capnp/serialize.h>
 
@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "broker/cluster_message.h"
-#include "broker/drop_reason.h"
+#include "broker/client/cluster_message.h"
+#include "broker/client/drop_reason.h"
 #include "schema/cluster.capnp.h"
 
 namespace pollen::broker {
@@ -71,4 +71,4 @@ class MessageReader {
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_MESSAGE_READER_H_
+#endif  // POLLEN_BROKER_CLIENT_MESSAGE_READER_H_

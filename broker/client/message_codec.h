@@ -1,12 +1,12 @@
 // ClusterMessage values to and from their wire form (schema/cluster.capnp).
-#ifndef POLLEN_BROKER_MESSAGE_CODEC_H_
-#define POLLEN_BROKER_MESSAGE_CODEC_H_
+#ifndef POLLEN_BROKER_CLIENT_MESSAGE_CODEC_H_
+#define POLLEN_BROKER_CLIENT_MESSAGE_CODEC_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "broker/cluster_message.h"
-#include "broker/message_reader.h"
+#include "broker/client/cluster_message.h"
+#include "broker/client/message_reader.h"
 
 namespace pollen::broker {
 
@@ -20,4 +20,4 @@ std::optional<DropReason> DecodeMessage(MessageReader& reader, const void* data,
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_MESSAGE_CODEC_H_
+#endif  // POLLEN_BROKER_CLIENT_MESSAGE_CODEC_H_

@@ -2,8 +2,8 @@
 //
 // A node builds one of these to publish, and gets one back, fully validated and copied out of
 // the wire buffer, for each message it receives (broker/message_codec.h).
-#ifndef POLLEN_BROKER_CLUSTER_MESSAGE_H_
-#define POLLEN_BROKER_CLUSTER_MESSAGE_H_
+#ifndef POLLEN_BROKER_CLIENT_CLUSTER_MESSAGE_H_
+#define POLLEN_BROKER_CLIENT_CLUSTER_MESSAGE_H_
 
 #include <array>
 #include <cstdint>
@@ -101,4 +101,4 @@ inline MessageKind KindOf(const ClusterMessage& m) {
 
 }  // namespace pollen::broker
 
-#endif  // POLLEN_BROKER_CLUSTER_MESSAGE_H_
+#endif  // POLLEN_BROKER_CLIENT_CLUSTER_MESSAGE_H_

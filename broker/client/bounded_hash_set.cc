@@ -1,4 +1,4 @@
-#include "broker/bounded_hash_set.h"
+#include "broker/client/bounded_hash_set.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "broker/drop_reason.h"
+#include "broker/client/drop_reason.h"
 
 namespace pollen::broker {
 

@@ -1,4 +1,4 @@
-#include "broker/message_reader.h"
+#include "broker/client/message_reader.h"
 
 #include <kj/exception.h>
 

@@ -1,4 +1,4 @@
-#include "broker/broker_client.h"
+#include "broker/client/broker_client.h"
 
 #include <algorithm>
 #include <random>
@@ -6,9 +6,9 @@
 
 #include "base/clock.h"
 #include "base/sha1.h"
-#include "broker/bounded_hash_set.h"
-#include "broker/message_codec.h"
-#include "broker/relay_header.h"
+#include "broker/client/bounded_hash_set.h"
+#include "broker/client/message_codec.h"
+#include "broker/client/relay_header.h"
 #include "net/connection_monitor.h"
 #include "net/socket_options.h"
 #include "net/zmq_status.h"
@@ -93,7 +93,7 @@ Status BrokerClientImpl::Connect() {
   if (curve && options_.broker_public_key.empty()) {
     return Status::Error("CURVE needs the broker's public key");
   }
-  try {
+  Status connected = net::ZmqCall("cannot connect to the broker at " + options_.broker, [&] {
     net::SetSharedSocketOptions(dealer_, options_.high_water_mark,
                                 options_.limits.max_message_bytes);
     dealer_.set(zmq::sockopt::reconnect_ivl, kReconnectMs);
@@ -102,9 +102,8 @@ Status BrokerClientImpl::Connect() {
       net::SetCurveClient(dealer_, options_.keys, options_.broker_public_key);
     }
     dealer_.connect(options_.broker);
-  } catch (const zmq::error_t& e) {
-    return net::ZmqStatus("cannot connect to the broker at " + options_.broker, e);
-  }
+  });
+  if (!connected.ok()) return connected;
   SendHeartbeat(base::MonotonicMs());  // queued: it goes out with the first connection
   return Status::Ok();
 }
@@ -173,10 +172,10 @@ void BrokerClientImpl::FollowConnection(uint64_t now_ms) {
     retry_refused_at_ms_ = 0;
     refused_backoff_ms_ = 0;
   } else if (events.auth_failures > 0 && retry_refused_at_ms_ == 0) {
-    refused_backoff_ms_ =
-        refused_backoff_ms_ == 0
-            ? std::max<uint64_t>(options_.refused_retry_ms, 1)
-            : std::min(refused_backoff_ms_ * 2, std::max(kRefusedRetryMaxMs, options_.refused_retry_ms));
+    refused_backoff_ms_ = refused_backoff_ms_ == 0
+                              ? std::max<uint64_t>(options_.refused_retry_ms, 1)
+                              : std::min(refused_backoff_ms_ * 2,
+                                         std::max(kRefusedRetryMaxMs, options_.refused_retry_ms));
     retry_refused_at_ms_ = now_ms + refused_backoff_ms_;
   }
   RetryRefused(now_ms);
@@ -191,16 +190,10 @@ void BrokerClientImpl::RetryRefused(uint64_t now_ms) {
   // The refused connection's pipe is gone already; messages queued since are dropped with
   // it, as none could have reached the broker. The handshake that follows, if the key is
   // now authorised, sends a heartbeat at once (FollowConnection).
-  try {
-    dealer_.disconnect(options_.broker);
-  } catch (const zmq::error_t&) {
-    // Not connected any more: nothing to undo.
-  }
-  try {
-    dealer_.connect(options_.broker);
-  } catch (const zmq::error_t&) {
-    // The endpoint was valid at Connect(); a failure here retries at the next refusal.
-  }
+  // An error disconnecting: not connected any more, nothing to undo. An error connecting:
+  // the endpoint was valid at Connect(), and the next refusal tries again.
+  (void)net::ZmqCall("disconnect", [&] { dealer_.disconnect(options_.broker); });
+  (void)net::ZmqCall("connect", [&] { dealer_.connect(options_.broker); });
 }
 
 size_t BrokerClientImpl::Poll(int timeout_ms, std::vector<ClusterMessage>* out, size_t max) {

@@ -1,0 +1,178 @@
+// The coordinator's side of a worker's death (the input rebuilt, the failure classified,
+// minimized and saved, the worker restarted), its timeouts and its drift restarts.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "base/clock.h"
+#include "node/artifacts.h"
+#include "node/coordinator.h"
+#include "node/coordinator_slot.h"
+#include "node/crash_minimizer.h"
+#include "node/failure.h"
+#include "node/interrupt.h"
+
+namespace pollen::node {
+namespace {
+
+constexpr uint64_t kTimeoutGraceMs = 2000;  // after SIGUSR1, before SIGKILL
+
+}  // namespace
+
+std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
+  engine::WorkerShmView& shm = slot.proc->shm();
+  engine::WorkerShmHeader* h = shm.header();
+  auto phase = static_cast<engine::WorkerPhase>(__atomic_load_n(&h->phase, __ATOMIC_RELAXED));
+  // A fuzzing worker publishes the inputs its chain does not rebuild (gate fixes) raw.
+  bool raw = __atomic_load_n(&h->raw_in_mem, __ATOMIC_RELAXED) != 0;
+  if (phase == engine::WorkerPhase::kFuzz && !raw) {
+    engine::MutationSources sources;
+    sources.dictionary = &launcher_->options().dictionary;
+    sources.cmp = &h->cmp_snapshot;
+    sources.lengths = &h->length_fields;
+    sources.learned = &h->learned;
+    sources.crossover = shm.crossover();
+    sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
+    size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);  // as the worker does
+    replay_mutator_.set_limit(
+        engine::MutationLimit(h->mutation_len, entry_size, launcher_->options().max_len));
+    std::vector<uint8_t> out(replay_mutator_.max_size());
+    size_t n = engine::ReplayChain(replay_mutator_, shm.entry(), entry_size, h->chain_rng_state,
+                                   h->chain_rng_inc, h->chain_length, sources, out.data());
+    out.resize(n);
+    return out;
+  }
+  if (phase == engine::WorkerPhase::kFuzz || phase == engine::WorkerPhase::kExecute ||
+      phase == engine::WorkerPhase::kMinimize) {
+    size_t n = std::min<size_t>(h->raw_size, h->max_input);
+    return std::vector<uint8_t>(shm.raw(), shm.raw() + n);
+  }
+  return {};
+}
+
+void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure& failure) {
+  uint64_t seen = ++failure_counts_[failure.signature];
+  if (store_ != nullptr) {
+    storage::CrashRecord record{failure.kind,   input,         failure.report, 1,
+                                base::UnixMs(), base::UnixMs()};
+    Status st = store_->PutCrash(failure.signature, record);
+    if (!st.ok()) spdlog::warn("cannot record the failure in the store: {}", st.message());
+  }
+  if (seen > 1) {
+    spdlog::info("known failure {} ({}), seen {} times", failure.signature, failure.kind, seen);
+    return;
+  }
+  spdlog::error("FAILURE ({}): {} [{}]", failure.context, failure.summary, failure.signature);
+  std::fprintf(stderr, "%s\n", failure.report.c_str());
+  std::vector<uint8_t> saved = input;
+  Failure saved_failure = failure;
+  if (!Interrupted()) {
+    spdlog::info("minimizing the {}-byte input (at most {} s)...", input.size(),
+                 options_.minimize_time);
+    CrashMinimizeResult r = MinimizeFailure(*launcher_, input, failure, options_.minimize_time);
+    if (r.input.size() < input.size()) {
+      spdlog::info("minimized to {} bytes in {} attempts", r.input.size(), r.attempts);
+      saved = r.input;
+      saved_failure.report = r.failure.report;
+      saved_failure.summary = r.failure.summary;
+    }
+  }
+  auto path = SaveArtifact(artifact_dir_, saved, saved_failure, options_.target);
+  if (!path.ok()) {
+    spdlog::error("{}", path.status().message());
+  } else {
+    spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro {} {}", path.value(),
+                 saved.size(), options_.target, path.value());
+    summary_.artifacts.push_back(path.value());
+  }
+  if (observer_ != nullptr) observer_->OnNewFailure(saved_failure, saved);
+  summary_.failures++;
+  if (!options_.keep_going) stop_ = true;
+}
+
+void Coordinator::HandleDeath(Slot& slot) {
+  slot.proc->Kill();
+  DeathContext death;
+  death.wait_status = slot.proc->WaitExit();
+  death.stderr_text = slot.proc->stderr_text();
+  death.killed_for_timeout = slot.killed_for_timeout;
+  death.killed_for_oom = slot.killed_for_oom;
+  death.rss_mb = slot.oom_rss_mb;
+  death.timeout_s = options_.timeout;
+  death.rss_limit_mb = options_.rss_limit_mb;
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  death.exit_in_target = h->exit_in_target != 0;
+  retired_runs_ += h->total_runs;
+  std::vector<uint8_t> input = RebuildInput(slot);
+  Failure failure = ClassifyFailure(death);
+  switch (static_cast<engine::WorkerPhase>(h->phase)) {
+    case engine::WorkerPhase::kFuzz:
+      failure.context = "while fuzzing";
+      break;
+    case engine::WorkerPhase::kExecute:
+      failure.context = "while running an input as it is";
+      break;
+    case engine::WorkerPhase::kMinimize:
+      failure.context = "while minimizing a new input";
+      break;
+    default:
+      failure.context = "between executions";
+      break;
+  }
+  // A stage is not resumed past a candidate that killed the worker: it would again.
+  if (slot.stage) stage_cursor_[slot.entry] = kStageDone;
+  slot.proc.reset();
+  slot.state = Slot::State::kIdle;
+  RecordFailure(input, failure);
+  Relaunch(slot);
+}
+
+bool Coordinator::Relaunch(Slot& slot) {
+  if (stop_) return false;
+  Status st = StartSlot(slot);
+  if (st.ok()) return true;
+  spdlog::error("cannot restart a worker: {}", st.message());
+  stop_ = true;
+  summary_.exit_code = 2;
+  return false;
+}
+
+void Coordinator::RestartDrifted(Slot& slot) {
+  drift_restarts_++;
+  if (drift_restarts_ == 1) {
+    spdlog::warn(
+        "worker {}: corpus entries cover less than half of what they covered when they "
+        "joined the corpus (state an earlier input left in the target?); restarting it",
+        slot.proc->pid());
+  } else {
+    spdlog::info("worker {} drifted again; restarting it (restart {})", slot.proc->pid(),
+                 drift_restarts_);
+  }
+  retired_runs_ += slot.proc->shm().header()->total_runs;
+  slot.proc->Kill();
+  slot.proc->WaitExit();
+  DriftCheck drift = slot.drift;
+  slot.proc.reset();
+  slot.state = Slot::State::kIdle;
+  if (Relaunch(slot)) slot.drift = drift;
+}
+
+void Coordinator::Watch(Slot& slot, uint64_t now_ms) {
+  if (!slot.proc || slot.state == Slot::State::kIdle) return;
+  uint64_t runs = __atomic_load_n(&slot.proc->shm().header()->runs, __ATOMIC_RELAXED);
+  if (runs != slot.last_runs) {
+    slot.last_runs = runs;
+    slot.last_progress_ms = now_ms;
+  }
+  if (!slot.killed_for_timeout && now_ms - slot.last_progress_ms > options_.timeout * 1000ULL) {
+    slot.killed_for_timeout = true;
+    slot.timeout_signalled_ms = now_ms;
+    kill(slot.proc->pid(), SIGUSR1);  // the runtime prints where it is stuck, then exits
+  } else if (slot.killed_for_timeout && now_ms - slot.timeout_signalled_ms > kTimeoutGraceMs) {
+    slot.proc->Kill();
+  }
+}
+
+}  // namespace pollen::node

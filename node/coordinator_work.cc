@@ -1,0 +1,275 @@
+// What the coordinator asks its workers (run an input, fuzz an entry, minimize a find) and
+// what it does with their answers: new corpus entries, reduced entries, the budgets.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/clock.h"
+#include "node/coordinator.h"
+#include "node/coordinator_slot.h"
+#include "node/worker_messages.h"
+
+namespace pollen::node {
+namespace {
+
+// A worker's time alone with one entry: 100 ms (Go's unit) or 8192 executions, whichever
+// comes first. On a fast target 100 ms is close to a million executions on one entry: a
+// poor choice of entry then wastes them all, and a new entry waits that long for its turn.
+// 8192 keeps the round trip per unit (~20 us) near 2 % of the time at 8 M exec/s.
+constexpr uint32_t kFuzzUnitMs = 100;
+constexpr uint64_t kFuzzUnitRuns = 8192;
+constexpr uint64_t kMinimizeRuns = 4096;  // at most, executions spent minimizing one new input
+// Minimizing new inputs may cost at most 1/kMinimizeCostDivisor of what fuzz units cost; a
+// new input that finds the budget spent joins the corpus as it was found. Where new
+// coverage comes every few dozen executions (early on, or on a target like re2),
+// minimizing every find with up to 4096 runs took nearly all the time: 75 % of the
+// executions and 88 % of the time of a 30 s run on re2. When finds are rare the budget
+// builds up and every find gets its 4096 runs.
+// The cost of an execution is counted as kRunCostBytes + its input's size: inputs that
+// find coverage, and so minimization candidates, tend to be longer and slower than the
+// average mutant (on re2 a minimization run took 3-7 times a fuzz run). Counted from
+// sizes and runs, not time, so that a run with one worker stays deterministic.
+constexpr uint64_t kMinimizeCostDivisor = 4;
+constexpr uint64_t kRunCostBytes = 64;
+// A budget to start with, before any fuzz unit has cost anything: one whole minimization
+// of a 64-byte input, so that the first finds are not all kept as found.
+constexpr uint64_t kMinimizeInitialCost = kMinimizeRuns * (kRunCostBytes + 64);
+}  // namespace
+
+void Coordinator::Dispatch(Slot& slot) {
+  if (!slot.proc || slot.state != Slot::State::kIdle || stop_) return;
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  FuzzParams fuzz;  // when the request is a fuzz request
+  slot.proc->ClearStderr();
+  if (!to_execute_.empty()) {
+    PendingInput input = std::move(to_execute_.front());
+    to_execute_.pop_front();
+    size_t n = std::min<size_t>(input.data.size(), h->max_input);
+    if (n > 0) std::memcpy(slot.proc->shm().raw(), input.data.data(), n);  // data() may be null
+    h->raw_size = static_cast<uint32_t>(n);
+    slot.origin = std::move(input.origin);
+    slot.state = Slot::State::kExecute;
+  } else {
+    if (!baseline_done_) {
+      bool executing = std::any_of(slots_.begin(), slots_.end(),
+                                   [](const auto& s) { return s->state == Slot::State::kExecute; });
+      if (executing) return;  // fuzz only once the baseline coverage is complete
+      baseline_done_ = true;
+      baseline_ms_ = base::MonotonicMs() - start_ms_;
+      size_t largest = 0;
+      for (size_t i = 0; i < corpus_->size(); i++) {
+        largest = std::max(largest, corpus_->entry(i).data.size());
+      }
+      length_.Start(largest, TotalRuns());
+      PrintStatus("INITED");
+    }
+    size_t size = corpus_->size();
+    uint32_t owned_count = 0;
+    slot.entry = size == 0 ? SIZE_MAX : corpus_->Choose(rng_);
+    if (slot.entry == SIZE_MAX) {
+      h->entry_size = 0;
+      h->crossover_size = 0;
+    } else {
+      const auto& e = corpus_->entry(slot.entry);
+      const auto& partner = corpus_->entry(rng_.Below(static_cast<uint32_t>(size)));
+      size_t en = std::min<size_t>(e.data.size(), h->max_input);
+      size_t pn = std::min<size_t>(partner.data.size(), h->max_input);
+      // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
+      if (en > 0) std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
+      if (pn > 0) std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
+      h->entry_size = static_cast<uint32_t>(en);
+      h->crossover_size = static_cast<uint32_t>(pn);
+      if (options_.reduce_inputs && en == e.data.size()) {
+        std::vector<uint32_t> owned = corpus_->Owned(slot.entry);
+        if (!owned.empty() && owned.size() <= h->max_features) {
+          std::memcpy(slot.proc->shm().features(), owned.data(), owned.size() * sizeof(uint32_t));
+          owned_count = static_cast<uint32_t>(owned.size());
+        }
+      }
+    }
+    h->mutation_len = static_cast<uint32_t>(length_.Limit(TotalRuns()));
+    // The words this worker learned join the union, and it gets the others'.
+    learned_.Merge(h->learned);
+    h->learned = learned_;
+    fuzz.rng_state = rng_.Next64();
+    fuzz.rng_inc = rng_.Next64();
+    fuzz.duration_ms = kFuzzUnitMs;
+    uint64_t max_runs = kFuzzUnitRuns;
+    if (options_.runs != 0) {
+      uint64_t done = TotalRuns();
+      max_runs = std::min(max_runs, done >= options_.runs ? 1 : options_.runs - done);
+    }
+    fuzz.max_runs = max_runs;
+    slot.unit_max_runs = max_runs;
+    fuzz.owned_count = owned_count;
+    slot.stage = false;
+    if (options_.i2s_stage && slot.entry != SIZE_MAX) {
+      if (stage_cursor_.size() < size) stage_cursor_.resize(size, 0);
+      if (stage_cursor_[slot.entry] != kStageDone) {
+        fuzz.stage = true;
+        fuzz.stage_from = stage_cursor_[slot.entry];
+        slot.stage = true;
+      }
+    }
+    slot.state = Slot::State::kFuzz;
+  }
+  // Inputs run as they are (the stored corpus, peers' finds) always with the profile unless
+  // it is off: the levels they reached are known before fuzzing, and what a peer's profile
+  // found counts here too.
+  uint64_t now_ms = base::MonotonicMs();
+  bool profile = slot.state == Slot::State::kExecute
+                     ? value_profile_.setting() != Setting::kOff
+                     : value_profile_.Active(now_ms, coverage_->edges());
+  h->value_profile = profile ? 1 : 0;
+  slot.last_runs = 0;
+  slot.last_progress_ms = now_ms;
+  slot.request_start_us = base::MonotonicUs();
+  Status sent =
+      slot.state == Slot::State::kExecute ? SendExecute(*slot.proc) : SendFuzz(*slot.proc, fuzz);
+  (void)sent;  // a worker gone shows its death on the control pipe
+}
+
+void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
+                              const std::string& origin) {
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  uint32_t n = std::min(h->feature_count, h->max_features);
+  const uint32_t* features = slot.proc->shm().features();
+  if (coverage_->CountNew(features, n) == 0) return;  // someone else was first
+  AddEntry(std::vector<uint8_t>(data, data + size), features, n, exec_time_us, origin);
+}
+
+bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
+                           uint64_t exec_time_us, std::string origin) {
+  coverage_->Add(features, n);
+  // Inputs with an origin of their own were handed in through the feed: another node's.
+  const char* event = !origin.empty() ? "PEER" : baseline_done_ ? "NEW" : "SEED";
+  size_t before = corpus_->size();
+  Status st = corpus_->Add(std::move(data), std::vector<uint32_t>(features, features + n),
+                           exec_time_us, std::move(origin));
+  if (!st.ok()) {
+    spdlog::error("cannot store a corpus entry: {}", st.message());
+    stop_ = true;
+    summary_.exit_code = 2;
+    return false;
+  }
+  bool added = corpus_->size() > before;
+  if (added) length_.OnNewEntry(TotalRuns());
+  if (added && observer_ != nullptr) observer_->OnEntryAdded(corpus_->entry(corpus_->size() - 1));
+  PrintStatus(event);
+  return added;
+}
+
+void Coordinator::ReduceEntry(size_t entry, const uint8_t* data, size_t size,
+                              const uint32_t* features, size_t n) {
+  // The worker's claim is checked again here (LiveCorpus::Replace): a worker is a target's
+  // process and may be wrong.
+  if (coverage_->CountNew(features, n) != 0) return;  // new coverage goes through AcceptInput
+  bool replaced = false;
+  Status st = corpus_->Replace(entry, std::vector<uint8_t>(data, data + size),
+                               std::vector<uint32_t>(features, features + n), &replaced);
+  if (!st.ok()) {
+    spdlog::error("cannot store a corpus entry: {}", st.message());
+    stop_ = true;
+    summary_.exit_code = 2;
+    return;
+  }
+  if (replaced) {
+    summary_.reductions++;
+    PrintStatus("REDUCE");
+  }
+}
+
+void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
+  Result<FromWorker> msg = DecodeFromWorker(words);
+  if (!msg.ok()) {
+    spdlog::warn("worker {} sent {}; restarting it", slot.proc->pid(), msg.status().message());
+    slot.proc->Kill();
+    return;
+  }
+  if (const auto* r = std::get_if<FuzzDone>(&*msg)) {
+    if (!HandleFuzzDone(slot, *r)) return;  // the worker is minimizing what it found
+  } else if (const auto* r = std::get_if<Minimized>(&*msg)) {
+    HandleMinimized(slot, *r);
+  } else if (const auto* r = std::get_if<Executed>(&*msg)) {
+    slot.state = Slot::State::kIdle;
+    size_t size =
+        std::min<size_t>(slot.proc->shm().header()->raw_size, slot.proc->shm().header()->max_input);
+    AcceptInput(slot, slot.proc->shm().raw(), size, r->exec_time_us, slot.origin);
+  } else {
+    spdlog::warn("worker {} sent an unexpected message; restarting it", slot.proc->pid());
+    slot.proc->Kill();
+    return;
+  }
+  Dispatch(slot);
+}
+
+bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
+  engine::WorkerShmHeader* h = slot.proc->shm().header();
+  slot.state = Slot::State::kIdle;
+  fuzz_runs_ += r.runs;
+  fuzz_cost_ += r.runs * (kRunCostBytes + h->entry_size);
+  // Nothing found or reduced and runs to spare: the unit ended on its time limit, where a
+  // fast target's ends on its run count (a --seed repeats a run only while none does).
+  if (!r.found && !r.reduced && r.runs < slot.unit_max_runs) units_on_time_++;
+  const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
+  fuzz_us_ += elapsed_us;
+  if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.runs, r.found, elapsed_us);
+  if (slot.stage) {
+    stage_cursor_[slot.entry] = r.stage_done ? kStageDone : r.stage_next;
+    stage_runs_ += r.stage_runs;
+    if (r.stage_found) stage_finds_++;
+    slot.stage = false;
+  }
+  if (r.reduced && !r.found && slot.entry != SIZE_MAX) {
+    uint32_t n = std::min(r.feature_count, h->max_features);
+    size_t size = std::min<size_t>(r.input_size, h->max_input);
+    ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
+  }
+  if (!r.found) {
+    if (slot.entry != SIZE_MAX && slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
+                                                     r.entry_feature_count, base::MonotonicMs())) {
+      RestartDrifted(slot);
+    }
+    return true;
+  }
+  uint32_t n = std::min(r.feature_count, h->max_features);
+  std::vector<uint32_t> fresh = coverage_->NewFeatures(slot.proc->shm().features(), n);
+  if (fresh.empty()) return true;
+  size_t size = std::min<size_t>(r.input_size, h->max_input);
+  uint64_t max_runs = MinimizeBudget(size);
+  if (max_runs == 0) {
+    // Over budget: keep the input as it is, with all its features.
+    unminimized_++;
+    AcceptInput(slot, slot.proc->shm().raw(), size, 0);
+    return true;
+  }
+  // Minimize while every new feature stays covered.
+  std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
+  slot.state = Slot::State::kMinimize;
+  slot.minimize_input_size = size;
+  slot.last_runs = 0;
+  slot.last_progress_ms = base::MonotonicMs();
+  slot.request_start_us = base::MonotonicUs();
+  (void)SendMinimize(*slot.proc, static_cast<uint32_t>(fresh.size()), max_runs);
+  return false;
+}
+
+void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
+  slot.state = Slot::State::kIdle;
+  minimize_runs_ += r.runs;
+  // The candidates shrink from the input's size towards the result's.
+  minimize_cost_ += r.runs * (kRunCostBytes + (slot.minimize_input_size + r.input_size) / 2);
+  minimize_us_ += base::MonotonicUs() - slot.request_start_us;
+  minimize_requests_++;
+  size_t size = std::min<size_t>(r.input_size, slot.proc->shm().header()->max_input);
+  AcceptInput(slot, slot.proc->shm().raw(), size, 0);
+}
+
+uint64_t Coordinator::MinimizeBudget(size_t input_size) const {
+  uint64_t allowed = kMinimizeInitialCost + fuzz_cost_ / kMinimizeCostDivisor;
+  if (allowed <= minimize_cost_) return 0;
+  return std::min(kMinimizeRuns, (allowed - minimize_cost_) / (kRunCostBytes + input_size));
+}
+
+}  // namespace pollen::node
