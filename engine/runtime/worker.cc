@@ -74,7 +74,7 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
   if (size > 0) std::memmove(input, data, size);
   Publish(&shm_.header()->in_target, 1u);
   s.in_target = true;
-  test_one_input_(input, size);
+  const int result = test_one_input_(input, size);
   s.in_target = false;
   Publish(&shm_.header()->in_target, 0u);
 
@@ -94,6 +94,13 @@ bool Worker::RunOne(const uint8_t* data, size_t size) {
     engine::ScanAndClearCounters(mod.start, static_cast<size_t>(mod.stop - mod.start), mod.base,
                                  global_map_, features_.data() + written, room, &count, &any_new);
     written += std::min(count, room);
+  }
+  // libFuzzer's contract: a harness that returns -1 rejects its input whatever it covered
+  // (the counters are cleared all the same). It never joins the corpus, nor reduces an
+  // entry, nor is a new feature to minimize.
+  if (result == -1) {
+    feature_count_ = 0;
+    return false;
   }
   feature_count_ = written;
   return any_new;
