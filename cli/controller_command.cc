@@ -11,7 +11,10 @@
 #include "controller/controller.h"
 #include "controller/controller_metrics.h"
 #include "controller/controller_options.h"
+#include "controller/dashboard_page.h"
 #include "node/interrupt.h"
+#include "node/text_file.h"
+#include "ops/http_address.h"
 #include "ops/loop_watch.h"
 
 namespace pollen::cli {
@@ -31,9 +34,61 @@ const char kControllerHelp[] =
     "holds the .pub file of every node and developer allowed in (read again as they\n"
     "connect). --insecure-plaintext lets anybody in, unencrypted: for local use only.\n"
     "Prints a status line every --status-every seconds; Ctrl-C or SIGTERM stops it (exit 0).\n"
-    "With --http=:9200 it serves /healthz, /readyz and /metrics (docs/deploy.md).\n"
+    "With --http=:9200 it serves /healthz, /readyz and /metrics (docs/deploy.md), and its\n"
+    "dashboard at / (docs/dashboard.md): on a loopback address as it is, elsewhere only with\n"
+    "--http-token=FILE, whose token the page asks for (a ?token= link, or a Bearer header).\n"
     "\n"
     "Flags:\n";
+
+ops::HttpReply TextReply(int status, const std::string& text) {
+  ops::HttpReply reply;
+  reply.status = status;
+  reply.content_type = "text/plain; charset=utf-8";
+  reply.body = text + "\n";
+  return reply;
+}
+
+// The dashboard's routes on the --http server: the page, and the API the running controller
+// answers. On an address other than loopback without --http-token, both say why they are
+// not served (the probes and /metrics are served either way).
+Status AddDashboard(const controller::ControllerFlags& flags,
+                    std::atomic<controller::Controller*>* serving, ops::OpsEndpoints* endpoints) {
+  if (flags.http.empty()) return Status::Ok();
+  Result<ops::HttpAddress> address = ops::ParseHttpAddress(flags.http);
+  if (!address.ok()) return Status::Error("--http: " + address.status().message());
+  if (!flags.http_token.empty()) {
+    Result<std::string> token = node::ReadTextFile(flags.http_token);
+    if (!token.ok()) return Status::Error("--http-token: " + token.status().message());
+    std::string t = *token;
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    if (t.size() < 16) {
+      return Status::Error("--http-token: " + flags.http_token +
+                           " holds fewer than 16 characters (make one with `head -c 24 "
+                           "/dev/urandom | od -An -tx1 | tr -d ' \\n'`)");
+    }
+    endpoints->token = t;
+  }
+  const std::string& host = address->host;
+  const bool loopback = host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
+  if (!loopback && endpoints->token.empty()) {
+    auto refused = [](const ops::HttpRequest&) {
+      return TextReply(403,
+                       "the dashboard is served on a loopback address, or with "
+                       "--http-token=FILE (docs/dashboard.md)");
+    };
+    endpoints->routes.push_back({"/", refused, false});
+    return Status::Ok();
+  }
+  endpoints->loopback_hosts_only = endpoints->token.empty();
+  endpoints->routes.push_back({"/", controller::DashboardPage, /*needs_token=*/false});
+  endpoints->routes.push_back({"/api/", [serving](const ops::HttpRequest& request) {
+                                 if (controller::Controller* c = serving->load()) {
+                                   return c->AskView(request);
+                                 }
+                                 return TextReply(503, "the controller is starting");
+                               }});
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -83,6 +138,8 @@ int ControllerCommand(int argc, char** argv) {
       controller::AddControllerMetrics(c->status(), m);
     }
   };
+  Status dashboard = AddDashboard(flags, &serving, &endpoints);
+  if (!dashboard.ok()) return UsageError(dashboard.message());
   auto http = StartHttp("controller", flags.http, std::move(endpoints));
   if (!http.ok()) return UsageError(http.status().message());
 

@@ -9,14 +9,16 @@
 #include <vector>
 
 #include "controller/client/controller_message.h"
+#include "controller/client/reply_json.h"
 #include "storage/corpus_store.h"
 
 namespace pollen::cli {
 
-nlohmann::json CampaignsJson(const controller::CampaignsReply& reply);
-nlohmann::json StatusJson(const controller::StatusReply& reply);
-nlohmann::json CrashesJson(const std::string& campaign,
-                           const std::vector<controller::CrashSummary>& crashes);
+// The replies' JSON is the client library's (controller/client/reply_json.h), which the
+// dashboard serves too.
+using controller::CampaignsJson;
+using controller::CrashesJson;
+using controller::StatusJson;
 
 struct StoreFacts {
   std::string path, target, build_id;

@@ -10,8 +10,10 @@
 
 #include "base/clock.h"
 #include "controller/campaign_registry.h"
+#include "controller/campaign_samples.h"
 #include "controller/campaign_stores.h"
 #include "controller/client/controller_codec.h"
+#include "controller/dashboard_api.h"
 #include "controller/data_dir.h"
 #include "controller/maintenance_worker.h"
 #include "controller/node_registry.h"
@@ -19,6 +21,7 @@
 #include "controller/request_handler.h"
 #include "controller/stream_resources.h"
 #include "controller/stream_server.h"
+#include "controller/view_queue.h"
 #include "net/listen_endpoint.h"
 #include "net/socket_options.h"
 #include "net/zap_handler.h"
@@ -30,6 +33,7 @@ namespace {
 constexpr int kPollMs = 100;
 constexpr int kRetryPollMs = 5;     // while a stream's chunk waits for room in a peer's queue
 constexpr uint64_t kTickMs = 1000;  // node expiry and saving, status snapshot
+constexpr uint64_t kViewTimeoutMs = 5000;  // a dashboard question waits at most this long
 
 class ControllerImpl : public Controller {
  public:
@@ -47,6 +51,9 @@ class ControllerImpl : public Controller {
     std::lock_guard<std::mutex> lock(mu_);
     return snapshot_;
   }
+  ops::HttpReply AskView(const ops::HttpRequest& request) override {
+    return views_->Ask(request, kViewTimeoutMs);
+  }
 
  private:
   Status OpenData();
@@ -63,6 +70,8 @@ class ControllerImpl : public Controller {
   void ScheduleMerges();
   void DeliverMerges();
   void Snapshot();
+  // Answers the dashboard's questions that wait (ViewQueue).
+  void ServeViews();
 
   ControllerOptions options_;
   ControllerCodec codec_;
@@ -73,6 +82,9 @@ class ControllerImpl : public Controller {
   std::unique_ptr<NodeRegistry> nodes_;
   std::unique_ptr<CampaignStores> stores_;
   std::unique_ptr<RequestHandler> handler_;
+  std::unique_ptr<CampaignSamples> samples_;
+  std::unique_ptr<DashboardApi> dashboard_;
+  std::unique_ptr<ViewQueue> views_;
   // After the stores: destroyed (and joined) before them.
   std::unique_ptr<MaintenanceWorker> worker_;
   zmq::context_t context_;  // before the sockets: destroyed after them
@@ -123,6 +135,16 @@ Status ControllerImpl::OpenData() {
   reports_ = std::make_unique<ReportStore>(db_.get());
   handler_ = std::make_unique<RequestHandler>(campaigns_.get(), nodes_.get(), stores_.get(),
                                               options_.limits, reports_.get());
+  samples_ =
+      std::make_unique<CampaignSamples>(db_.get(), static_cast<int64_t>(options_.sample_every_ms));
+  if (Status s = samples_->Load(); !s.ok()) return s;
+  if (samples_->skipped() > 0) {
+    spdlog::warn("controller: {} unreadable campaign samples skipped", samples_->skipped());
+  }
+  dashboard_ = std::make_unique<DashboardApi>(handler_.get(), samples_.get());
+  auto views = ViewQueue::Create();
+  if (!views.ok()) return views.status();
+  views_ = std::move(views).value();
   worker_ = std::make_unique<MaintenanceWorker>(base::UnixMs);
   stream_resources_ = std::make_unique<StreamResources>(
       campaigns_.get(), stores_.get(), db_.get(), base::UnixMs,
@@ -167,15 +189,18 @@ void ControllerImpl::Run(const std::function<bool()>& should_stop) {
   uint64_t last_tick = 0, last_status = base::MonotonicMs();
   bool stream_waiting = false;
   while (!stop_.load() && !(should_stop && should_stop())) {
-    zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, 0, ZMQ_POLLIN, 0}};
-    if (zap_) items[1].socket = zap_->socket().handle();
+    zmq::pollitem_t items[3] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                {nullptr, views_->wake_fd(), ZMQ_POLLIN, 0},
+                                {nullptr, 0, ZMQ_POLLIN, 0}};
+    if (zap_) items[2].socket = zap_->socket().handle();
     Status turn = net::ZmqCall("controller", [&] {
-      zmq::poll(items, zap_ ? 2 : 1,
+      zmq::poll(items, zap_ ? 3 : 2,
                 std::chrono::milliseconds(stream_waiting ? kRetryPollMs : kPollMs));
-      if (zap_ && (items[1].revents & ZMQ_POLLIN)) zap_->HandlePending();
+      if (zap_ && (items[2].revents & ZMQ_POLLIN)) zap_->HandlePending();
       if (items[0].revents & ZMQ_POLLIN) ReceiveBatch();
     });
     if (!turn.ok() && turn.code() != StatusCode::kInterrupted) spdlog::warn("{}", turn.message());
+    if (items[1].revents & ZMQ_POLLIN) ServeViews();
     stream_waiting = streams_->Pump();
     DeliverMerges();
     uint64_t now = base::MonotonicMs();
@@ -189,8 +214,24 @@ void ControllerImpl::Run(const std::function<bool()>& should_stop) {
       last_status = now;
     }
   }
+  views_->Close();
   if (Status s = nodes_->SaveAll(); !s.ok()) spdlog::error("controller: {}", s.message());
   Snapshot();
+}
+
+void ControllerImpl::ServeViews() {
+  views_->Serve([this](const ops::HttpRequest& request) {
+    try {
+      return dashboard_->Answer(request, base::UnixMs(), base::MonotonicMs());
+    } catch (const std::exception& e) {  // a bug: the page gets a 500, the service goes on
+      spdlog::error("controller: dashboard {}: {}", request.path, e.what());
+      ops::HttpReply reply;
+      reply.status = 500;
+      reply.content_type = "text/plain; charset=utf-8";
+      reply.body = "internal error\n";
+      return reply;
+    }
+  });
 }
 
 void ControllerImpl::ReceiveBatch() {
@@ -322,6 +363,14 @@ void ControllerImpl::Tick(uint64_t now_ms) {
                  static_cast<double>(options_.lost_after_ms) / 1000);
   }
   streams_->Expire(now_ms);
+  if (samples_->Due(now)) {
+    Reply status = handler_->Handle(StatusRequest{}, now, now_ms);
+    if (auto* s = std::get_if<StatusReply>(&status)) {
+      if (Status kept = samples_->Record(*s, now); !kept.ok()) {
+        spdlog::error("controller: keeping the campaigns' samples: {}", kept.message());
+      }
+    }
+  }
   if (options_.merge_every_ms > 0 && now_ms - last_merge_round_ms_ >= options_.merge_every_ms) {
     if (last_merge_round_ms_ != 0) ScheduleMerges();  // not at start: nothing grew yet
     last_merge_round_ms_ = now_ms;

@@ -24,6 +24,7 @@
 #include "base/status.h"
 #include "controller/controller_options.h"
 #include "controller/controller_status.h"
+#include "ops/ops_server.h"
 
 namespace pollen::controller {
 
@@ -44,6 +45,11 @@ class Controller {
 
   // The counters as of the last loop turn. Thread-safe.
   virtual ControllerStatus status() const = 0;
+
+  // The dashboard's answer to a GET under /api/ (controller/dashboard_api.h), computed by
+  // Run's loop between requests; 503 when it is not running or too busy, 504 when it did
+  // not answer within a few seconds. Thread-safe (an HTTP thread calls it).
+  virtual ops::HttpReply AskView(const ops::HttpRequest& request) = 0;
 };
 
 // Prepares the data directory, opens the registry, binds the socket (and the ZAP handler for

@@ -61,6 +61,8 @@ Result<ControllerOptions> ControllerOptionsFromFlags(const ControllerFlags& flag
   options.forget_after_ms = uint64_t{flags.forget_after} * 1000;
   options.merge_every_ms = uint64_t{flags.merge_every} * 1000;
   options.status_interval_ms = uint64_t{flags.status_every} * 1000;
+  if (flags.sample_every == 0) return Status::Error("--sample-every must be at least 1 second");
+  options.sample_every_ms = uint64_t{flags.sample_every} * 1000;
   if (flags.keys.empty()) return options;
 
   const std::string key_file = flags.keys + "/controller.key";

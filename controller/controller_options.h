@@ -28,14 +28,18 @@ namespace pollen::controller {
   X(uint32_t, merge_every, 600,                                                             \
     "seconds between merges (set cover + compaction) of a corpus that grew; 0 = on demand") \
   X(uint32_t, status_every, 10, "seconds between status lines; 0 = none")                   \
+  X(uint32_t, sample_every, 60, "seconds between the dashboard's samples of each campaign") \
   X(uint32_t, high_water_mark, 10000, "replies queued per peer before more are dropped")    \
   X(uint32_t, max_message_kib, 2048, "largest message accepted, KiB")                       \
   X(uint32_t, io_threads, 1, "ZeroMQ I/O threads (they do the CURVE encryption)")           \
   X(uint32_t, max_streams, 16, "streams (corpus pulls and pushes) served at once")          \
   X(uint32_t, stream_idle_timeout, 60,                                                      \
     "seconds of silence after which a stream's peer is given up (a push keeps its cursor)") \
-  X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")        \
-  X(std::string, http, "", ops::kHttpFlagHelp)
+  X(uint32_t, max_record_mib, 64, "largest record (one input) a stream carries, MiB")       \
+  X(std::string, http, "", ops::kHttpFlagHelp)                                              \
+  X(std::string, http_token, "",                                                            \
+    "file holding the token the dashboard (on --http) asks for; without it the dashboard "  \
+    "is served on a loopback address only")
 
 struct ControllerFlags {
 #define POLLEN_DECLARE_FLAG(type, name, def, help) type name = def;
@@ -64,6 +68,8 @@ struct ControllerOptions {
   size_t batch = 256;                    // requests handled per wake-up, between timer checks
   StreamServerOptions streams;           // record sizes are in limits.stream
 
+  // Between the dashboard's samples of each campaign (controller/campaign_samples.h).
+  uint64_t sample_every_ms = 60000;
   // Called from Run's thread every status_interval_ms (0: never).
   uint64_t status_interval_ms = 0;
   std::function<void(const ControllerStatus&)> on_status;

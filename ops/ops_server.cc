@@ -5,6 +5,9 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cctype>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "ops/http_address.h"
@@ -14,10 +17,87 @@ namespace pollen::ops {
 namespace {
 
 // Bounds for what a client may cost: a probe or scrape request is a few hundred bytes.
+// Four for the probes and scrapes; with routes (a dashboard), a page's connections must not
+// take the threads a probe needs: a browser keeps a few connections alive for seconds.
 constexpr size_t kThreads = 4;
+constexpr size_t kThreadsWithRoutes = 16;
 constexpr time_t kTimeoutSeconds = 5;
 constexpr size_t kMaxPayload = 1024;
 constexpr size_t kKeepAliveRequests = 100;
+
+// Equal, in a time that does not depend on where they differ.
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); i++) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// %XX sequences decoded (a cookie's value as a page's encodeURIComponent wrote it).
+std::string PercentDecoded(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Whether the Host header names the machine itself: "127.0.0.1", "localhost", "[::1]", with
+// or without a port. Without a token, only such requests are answered: a web page the user
+// opens elsewhere could otherwise point a name of its own at 127.0.0.1 and read the API
+// (DNS rebinding).
+bool LoopbackHost(const httplib::Request& req) {
+  std::string host = req.get_header_value("Host");
+  if (host.rfind("[::1]", 0) == 0) return host.size() == 5 || host[5] == ':';
+  const size_t colon = host.find(':');
+  if (colon != std::string::npos) host.resize(colon);
+  return host == "localhost" || host.rfind("127.", 0) == 0;
+}
+
+// The token a request carries: "Authorization: Bearer T", or the cookie pollen_token=T.
+std::string TokenOf(const httplib::Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  if (auth.rfind("Bearer ", 0) == 0) return auth.substr(7);
+  const std::string cookies = req.get_header_value("Cookie");
+  const std::string_view name = "pollen_token=";
+  for (size_t at = 0; at < cookies.size();) {
+    size_t end = cookies.find(';', at);
+    if (end == std::string::npos) end = cookies.size();
+    std::string_view cookie(cookies.data() + at, end - at);
+    while (!cookie.empty() && cookie.front() == ' ') cookie.remove_prefix(1);
+    if (cookie.substr(0, name.size()) == name) return PercentDecoded(cookie.substr(name.size()));
+    at = end + 1;
+  }
+  return "";
+}
+
+// Why a request for a route is refused before its handler sees it (empty: it is not).
+std::string CheckRequest(const httplib::Request& req) {
+  if (req.path.size() > HttpRequest::kMaxPath) return "path too long";
+  if (req.path.empty() || req.path[0] != '/') return "bad path";
+  for (size_t at = 1; at <= req.path.size();) {
+    size_t end = req.path.find('/', at);
+    if (end == std::string::npos) end = req.path.size();
+    const std::string_view segment(req.path.data() + at, end - at);
+    if (segment == "." || segment == "..") return "a path may not hold . or .. segments";
+    if (segment.find('\0') != std::string_view::npos) return "bad path";
+    at = end + 1;
+  }
+  if (req.params.size() > HttpRequest::kMaxParams) return "too many query parameters";
+  for (const auto& [key, value] : req.params) {
+    if (key.size() > HttpRequest::kMaxParamBytes || value.size() > HttpRequest::kMaxParamBytes) {
+      return "a query parameter is too long";
+    }
+  }
+  return "";
+}
 
 void Answer(const Probe& probe, const char* ok_body, httplib::Response& res) {
   res.status = probe.ok ? 200 : 503;
@@ -43,7 +123,8 @@ class HttpOpsServer : public OpsServer {
       int yes = 1;
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
-    server_.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+    const size_t threads = endpoints_.routes.empty() ? kThreads : kThreadsWithRoutes;
+    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server_.set_read_timeout(kTimeoutSeconds, 0);
     server_.set_write_timeout(kTimeoutSeconds, 0);
     server_.set_idle_interval(0, 100000);
@@ -62,8 +143,14 @@ class HttpOpsServer : public OpsServer {
       AddProcessMetrics(metrics);
       res.set_content(metrics.Text(), "text/plain; version=0.0.4; charset=utf-8");
     });
-    auto not_allowed = [](const httplib::Request& req, httplib::Response& res) {
-      const bool known = req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics";
+    // The routes, after the probes: httplib tries handlers in the order they were added.
+    if (!endpoints_.routes.empty()) {
+      server_.Get(".*",
+                  [this](const httplib::Request& req, httplib::Response& res) { Route(req, res); });
+    }
+    auto not_allowed = [this](const httplib::Request& req, httplib::Response& res) {
+      const bool known = req.path == "/healthz" || req.path == "/readyz" ||
+                         req.path == "/metrics" || FindRoute(req.path) != nullptr;
       res.status = known ? 405 : 404;
       if (known) res.set_header("Allow", "GET, HEAD");
       res.set_content(known ? "only GET\n" : "not found\n", "text/plain; charset=utf-8");
@@ -108,6 +195,54 @@ class HttpOpsServer : public OpsServer {
   uint16_t port() const override { return port_; }
 
  private:
+  // The route with the longest prefix `path` starts with, or null.
+  const HttpRouteEntry* FindRoute(const std::string& path) const {
+    const HttpRouteEntry* best = nullptr;
+    for (const HttpRouteEntry& route : endpoints_.routes) {
+      if (path.rfind(route.prefix, 0) == 0 &&
+          (best == nullptr || route.prefix.size() > best->prefix.size())) {
+        best = &route;
+      }
+    }
+    return best;
+  }
+
+  void Route(const httplib::Request& req, httplib::Response& res) const {
+    const HttpRouteEntry* route = FindRoute(req.path);
+    if (route == nullptr) {
+      res.status = 404;
+      res.set_content("not found\n", "text/plain; charset=utf-8");
+      return;
+    }
+    if (route->needs_token && endpoints_.token.empty() && endpoints_.loopback_hosts_only &&
+        !LoopbackHost(req)) {
+      res.status = 403;
+      res.set_content("only for this machine's own names (127.0.0.1, localhost, [::1])\n",
+                      "text/plain; charset=utf-8");
+      return;
+    }
+    if (route->needs_token && !endpoints_.token.empty() &&
+        !SameSecret(TokenOf(req), endpoints_.token)) {
+      res.status = 401;
+      res.set_header("WWW-Authenticate", "Bearer");
+      res.set_content("a token is needed (Authorization: Bearer, or the pollen_token cookie)\n",
+                      "text/plain; charset=utf-8");
+      return;
+    }
+    if (const std::string why = CheckRequest(req); !why.empty()) {
+      res.status = req.path.size() > HttpRequest::kMaxPath ? 414 : 400;
+      res.set_content(why + "\n", "text/plain; charset=utf-8");
+      return;
+    }
+    HttpRequest request;
+    request.path = req.path;
+    request.query.insert(req.params.begin(), req.params.end());
+    HttpReply reply = route->handler(request);
+    res.status = reply.status;
+    for (const auto& [name, value] : reply.headers) res.set_header(name, value);
+    res.set_content(reply.body, reply.content_type);
+  }
+
   static std::string Join(const std::string& host, uint16_t port) {
     const bool v6 = host.find(':') != std::string::npos;
     return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);

@@ -8,18 +8,20 @@ set -euo pipefail
 # Tests and benchmark smoke runs: llvm-14 (llvm-symbolizer, llvm-profdata, llvm-cov), python3
 # (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
 # git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf).
-# The HTTP endpoints: libcpp-httplib-dev, prometheus-cpp-dev. The nightly (nightly/): campaign
+# The HTTP endpoints: libcpp-httplib-dev, prometheus-cpp-dev; the controller's dashboard draws
+# its plots with Debian's Chart.js (libjs-chart.js, built into the binary). The nightly (nightly/): campaign
 # files with libyaml-cpp-dev, reports and saved state with nlohmann-json3-dev. The OCI image and its test
 # (scripts/image/, tests/image/): mmdebstrap, buildah, podman, runc. The cluster-in-a-box
-# test (tests/k8s/cluster_in_a_box.py): iproute2 (ip netns), python3-yaml.
+# test (tests/k8s/cluster_in_a_box.py): iproute2 (ip netns), python3-yaml. The dashboard's
+# browser test (tests/dashboard/): chromium, driven by npm playwright-core.
 # scripts/fresh-machine-check.sh proves on a bare Debian 12 root that this list is complete.
 packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14 llvm-14-dev
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
-  libyaml-cpp-dev nlohmann-json3-dev
+  libyaml-cpp-dev nlohmann-json3-dev libjs-chart.js
   python3 perl git util-linux binutils
-  mmdebstrap buildah podman runc iproute2 python3-yaml
+  mmdebstrap buildah podman runc iproute2 python3-yaml chromium
 )
 
 # Programs the tests run that a machine may already have from elsewhere (kubectl from

@@ -1,0 +1,122 @@
+// The dashboard's API through Controller::AskView, against a controller in process with two
+// nodes and a crash: the JSON of each path, the reproducer's bytes, and 4xx for what is not
+// a question it answers. (The HTTP layer's own checks: ops/ops_server_test.cc.)
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "controller/client/controller_client.h"
+#include "controller/controller.h"
+#include "controller/controller_test_util.h"
+
+namespace pollen::controller {
+namespace {
+
+using namespace ::pollen::controller::testing;  // NOLINT: test helpers
+
+constexpr int kTimeoutMs = 10000;
+
+class DashboardApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ControllerOptions options = keys_.Options(data_.path());
+    options.sample_every_ms = 1000;
+    controller_ = std::make_unique<RunningController>(StartController(options).value());
+    node_a_ = keys_.Client((*controller_)->endpoint(), 0);
+    node_b_ = keys_.Client((*controller_)->endpoint(), 1);
+    ASSERT_TRUE(node_a_->Call<RegisterReply>(MakeRegister("node-a"), kTimeoutMs).ok());
+    ASSERT_TRUE(node_b_->Call<RegisterReply>(MakeRegister("node-b"), kTimeoutMs).ok());
+    ASSERT_TRUE(
+        node_a_
+            ->Call<HeartbeatReply>(
+                HeartbeatRequest{"node-a", {1000, 50000, 40, 120, 30, 1, 64 << 20}}, kTimeoutMs)
+            .ok());
+    const std::string input = "[[[1";
+    CrashRequest crash{"node-a",
+                       kSignature,
+                       "heap-buffer-overflow",
+                       std::vector<uint8_t>(input.begin(), input.end()),
+                       "==1==ERROR: report",
+                       true};
+    ASSERT_TRUE(node_a_->Call<CrashReply>(crash, kTimeoutMs).ok());
+  }
+
+  ops::HttpReply Ask(const std::string& path, std::multimap<std::string, std::string> query = {}) {
+    ops::HttpRequest request;
+    request.path = path;
+    request.query = std::move(query);
+    return (*controller_)->AskView(request);
+  }
+
+  nlohmann::json AskJson(const std::string& path) {
+    ops::HttpReply reply = Ask(path);
+    EXPECT_EQ(reply.status, 200) << path << ": " << reply.body;
+    EXPECT_EQ(reply.content_type, "application/json");
+    return nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+  }
+
+  static constexpr char kSignature[] = "0123456789abcdef";
+  Keys keys_;
+  TempDir data_;
+  std::unique_ptr<RunningController> controller_;
+  std::unique_ptr<ControllerClient> node_a_, node_b_;
+};
+
+TEST_F(DashboardApiTest, CampaignsListEveryCampaignWithItsFigures) {
+  nlohmann::json j = AskJson("/api/campaigns");
+  ASSERT_EQ(j["campaigns"].size(), 1u);
+  EXPECT_EQ(j["campaigns"][0]["name"], "json");
+  EXPECT_EQ(j["campaigns"][0]["target"], "json_fuzzer");
+  ASSERT_EQ(j["figures"].size(), 1u);
+  EXPECT_EQ(j["figures"][0]["nodes_alive"], 2);
+  EXPECT_EQ(j["figures"][0]["execs_per_second"], 1000);
+  EXPECT_EQ(j["figures"][0]["crashes"], 1);
+}
+
+TEST_F(DashboardApiTest, OneCampaignHasItsNodesAndItsSamplesGrow) {
+  nlohmann::json j = AskJson("/api/campaigns/json");
+  EXPECT_EQ(j["campaign"]["name"], "json");
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  EXPECT_EQ(j["nodes"][0]["state"], "alive");
+  // A sample a second here: two of them soon.
+  EXPECT_TRUE(
+      WaitUntil([&] { return AskJson("/api/campaigns/json/samples")["samples"].size() >= 2; }));
+  nlohmann::json s = AskJson("/api/campaigns/json/samples");
+  EXPECT_EQ(s["every_ms"], 1000);
+  EXPECT_EQ(s["samples"].back()["nodes_alive"], 2);
+  EXPECT_LT(s["samples"][0]["unix_ms"].get<int64_t>(),
+            s["samples"].back()["unix_ms"].get<int64_t>());
+}
+
+TEST_F(DashboardApiTest, CrashesTheirDetailAndTheReproducer) {
+  nlohmann::json list = AskJson("/api/campaigns/json/crashes");
+  ASSERT_EQ(list["crashes"].size(), 1u);
+  EXPECT_EQ(list["crashes"][0]["signature"], kSignature);
+  EXPECT_EQ(list["crashes"][0]["count"], 1);
+  EXPECT_EQ(list["next"], "");
+  nlohmann::json crash = AskJson(std::string("/api/campaigns/json/crashes/") + kSignature);
+  EXPECT_EQ(crash["report"], "==1==ERROR: report");
+  EXPECT_EQ(crash["repro"], std::string("pollen repro --campaign=json ") + kSignature);
+  ops::HttpReply file =
+      Ask(std::string("/api/campaigns/json/crashes/") + kSignature + "/reproducer");
+  EXPECT_EQ(file.status, 200);
+  EXPECT_EQ(file.content_type, "application/octet-stream");
+  EXPECT_EQ(file.body, "[[[1");
+  // After the last signature: an empty page.
+  ops::HttpReply after = Ask("/api/campaigns/json/crashes", {{"after", kSignature}});
+  EXPECT_EQ(nlohmann::json::parse(after.body)["crashes"].size(), 0u);
+}
+
+TEST_F(DashboardApiTest, WhatItDoesNotKnowIs404AndWhatIsNotANameIs400) {
+  EXPECT_EQ(Ask("/api/campaigns/nosuch").status, 404);
+  EXPECT_EQ(Ask("/api/campaigns/json/crashes/ffffffffffffffff").status, 404);
+  EXPECT_EQ(Ask("/api/campaigns/json/nothing").status, 404);
+  EXPECT_EQ(Ask("/api/else").status, 404);
+  EXPECT_EQ(Ask("/api/campaigns/.hidden").status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/" + std::string(300, 'a')).status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json/crashes/bad\x01sig").status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json/crashes", {{"after", std::string("x\ny")}}).status, 400);
+}
+
+}  // namespace
+}  // namespace pollen::controller
