@@ -123,7 +123,7 @@ class Coordinator : public CorpusFeed {
   uint64_t TotalRuns() const;
   bool ShouldStop() const;
   // Runs a new input of this size may spend being minimized (0: keep it as it is), so that
-  // minimization costs at most a fixed share of what fuzzing costs (kMinimizeCostDivisor).
+  // minimization costs at most a share of what fuzzing costs (--minimize-share).
   uint64_t MinimizeBudget(size_t input_size) const;
 
   const FuzzOptions& options_;

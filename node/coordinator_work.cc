@@ -20,7 +20,7 @@ namespace {
 constexpr uint32_t kFuzzUnitMs = 100;
 constexpr uint64_t kFuzzUnitRuns = 8192;
 constexpr uint64_t kMinimizeRuns = 4096;  // at most, executions spent minimizing one new input
-// Minimizing new inputs may cost at most 1/kMinimizeCostDivisor of what fuzz units cost; a
+// Minimizing new inputs may cost at most --minimize-share percent of what fuzz units cost; a
 // new input that finds the budget spent joins the corpus as it was found. Where new
 // coverage comes every few dozen executions (early on, or on a target like re2),
 // minimizing every find with up to 4096 runs took nearly all the time: 75 % of the
@@ -30,7 +30,6 @@ constexpr uint64_t kMinimizeRuns = 4096;  // at most, executions spent minimizin
 // find coverage, and so minimization candidates, tend to be longer and slower than the
 // average mutant (on re2 a minimization run took 3-7 times a fuzz run). Counted from
 // sizes and runs, not time, so that a run with one worker stays deterministic.
-constexpr uint64_t kMinimizeCostDivisor = 4;
 constexpr uint64_t kRunCostBytes = 64;
 // A budget to start with, before any fuzz unit has cost anything: one whole minimization
 // of a 64-byte input, so that the first finds are not all kept as found.
@@ -267,7 +266,9 @@ void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
 }
 
 uint64_t Coordinator::MinimizeBudget(size_t input_size) const {
-  uint64_t allowed = kMinimizeInitialCost + fuzz_cost_ / kMinimizeCostDivisor;
+  if (options_.minimize_share == 0) return 0;
+  // (x * 25 / 100 is x / 4 exactly: the default spends what the fixed quarter did.)
+  uint64_t allowed = kMinimizeInitialCost + fuzz_cost_ * options_.minimize_share / 100;
   if (allowed <= minimize_cost_) return 0;
   return std::min(kMinimizeRuns, (allowed - minimize_cost_) / (kRunCostBytes + input_size));
 }
