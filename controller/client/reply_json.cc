@@ -13,6 +13,17 @@ nlohmann::json StatsJson(const NodeStats& s) {
           {"rss_bytes", s.rss_bytes}};
 }
 
+nlohmann::json SummaryJson(const CrashSummary& c) {
+  return {{"signature", c.signature},
+          {"kind", c.kind},
+          {"count", c.count},
+          {"nodes", c.nodes},
+          {"input_size", c.input_size},
+          {"minimized", c.minimized},
+          {"first_seen_unix_ms", c.first_seen_unix_ms},
+          {"last_seen_unix_ms", c.last_seen_unix_ms}};
+}
+
 const char* StateName(NodeState state) {
   switch (state) {
     case NodeState::kAlive:
@@ -83,31 +94,15 @@ nlohmann::json StatusJson(const StatusReply& reply) {
 
 nlohmann::json CrashesJson(const std::string& campaign, const std::vector<CrashSummary>& crashes) {
   nlohmann::json list = nlohmann::json::array();
-  for (const CrashSummary& c : crashes) {
-    list.push_back({{"signature", c.signature},
-                    {"kind", c.kind},
-                    {"count", c.count},
-                    {"nodes", c.nodes},
-                    {"input_size", c.input_size},
-                    {"minimized", c.minimized},
-                    {"first_seen_unix_ms", c.first_seen_unix_ms},
-                    {"last_seen_unix_ms", c.last_seen_unix_ms}});
-  }
+  for (const CrashSummary& c : crashes) list.push_back(SummaryJson(c));
   return {{"campaign", campaign}, {"crashes", list}};
 }
 
 nlohmann::json CrashJson(const std::string& campaign, const CrashDetailReply& crash) {
-  const CrashSummary& c = crash.summary;
-  return {{"campaign", campaign},
-          {"signature", c.signature},
-          {"kind", c.kind},
-          {"count", c.count},
-          {"nodes", c.nodes},
-          {"input_size", c.input_size},
-          {"minimized", c.minimized},
-          {"first_seen_unix_ms", c.first_seen_unix_ms},
-          {"last_seen_unix_ms", c.last_seen_unix_ms},
-          {"report", crash.report}};
+  nlohmann::json json = SummaryJson(crash.summary);
+  json["campaign"] = campaign;
+  json["report"] = crash.report;
+  return json;
 }
 
 }  // namespace pollen::controller
