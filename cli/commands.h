@@ -12,6 +12,7 @@ int MinimizeCommand(int argc, char** argv);
 int CorpusCommand(int argc, char** argv);
 int BrokerCommand(int argc, char** argv);
 int KeygenCommand(int argc, char** argv);
+int ConfigCommand(int argc, char** argv);
 int NodeCommand(int argc, char** argv);
 int ControllerCommand(int argc, char** argv);
 int ListCommand(int argc, char** argv);

@@ -12,8 +12,8 @@ namespace {
 const char kFuzzHelp[] =
     "Usage: pollen fuzz TARGET [CORPUS_DIR...] [flags]\n"
     "\n"
-    "Fuzzes TARGET, a libFuzzer harness built with -fsanitize=fuzzer-no-link and linked with\n"
-    "libpollen_runtime.a, with one worker process per core. The inputs in each CORPUS_DIR are\n"
+    "Fuzzes TARGET, a libFuzzer harness built with `pollen config --cflags --ldflags`\n"
+    "(libpollen_fuzzer.a), with one worker process per core. The inputs in each CORPUS_DIR are\n"
     "run first (they are read, never written). The live corpus and the failure artifacts\n"
     "live in the work directory, so a second run resumes where the first stopped.\n"
     "Stops at the first failure (exit code 1) unless --keep-going; Ctrl-C stops cleanly.\n"

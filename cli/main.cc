@@ -25,6 +25,7 @@ const char kUsage[] =
     "  keygen PREFIX                 make a CURVE key pair for the cluster\n"
     "  controller --listen=ADDR ...  keep the cluster's campaigns, merged corpora and crashes\n"
     "  coverage COV_BUILD INPUT...   line, branch and function coverage of inputs (llvm-cov)\n"
+    "  config --cflags --ldflags     the flags that build a fuzz target with Pollen\n"
     "\n"
     "Talking to a controller (--controller=ADDR or $POLLEN_CONTROLLER):\n"
     "  list                          the campaigns\n"
@@ -34,7 +35,8 @@ const char kUsage[] =
     "  nightly --campaign=FILE       one night of continuous fuzzing: carry the corpus to the\n"
     "                                new build, re-check open crashes, fuzz, merge, cover, report\n"
     "  report pull CAMPAIGN          the nightly's reports, kept by the controller\n"
-    "  build push CAMPAIGN BUILD     assign a build to the nodes that follow the campaign's builds\n"
+    "  build push CAMPAIGN BUILD     assign a build to the nodes that follow the campaign's "
+    "builds\n"
     "\n"
     "`pollen COMMAND --help` describes each command's flags; `pollen --version` the version.\n";
 
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   if (command == "corpus") return pollen::cli::CorpusCommand(argc - 2, argv + 2);
   if (command == "broker") return pollen::cli::BrokerCommand(argc - 2, argv + 2);
   if (command == "keygen") return pollen::cli::KeygenCommand(argc - 2, argv + 2);
+  if (command == "config") return pollen::cli::ConfigCommand(argc - 2, argv + 2);
   if (command == "node") return pollen::cli::NodeCommand(argc - 2, argv + 2);
   if (command == "controller") return pollen::cli::ControllerCommand(argc - 2, argv + 2);
   if (command == "list") return pollen::cli::ListCommand(argc - 2, argv + 2);

@@ -141,7 +141,7 @@ Status ControllerImpl::OpenData() {
   if (samples_->skipped() > 0) {
     spdlog::warn("controller: {} unreadable campaign samples skipped", samples_->skipped());
   }
-  dashboard_ = std::make_unique<DashboardApi>(handler_.get(), samples_.get());
+  dashboard_ = std::make_unique<DashboardApi>(handler_.get(), samples_.get(), reports_.get());
   auto views = ViewQueue::Create();
   if (!views.ok()) return views.status();
   views_ = std::move(views).value();

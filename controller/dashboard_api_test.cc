@@ -118,5 +118,110 @@ TEST_F(DashboardApiTest, WhatItDoesNotKnowIs404AndWhatIsNotANameIs400) {
   EXPECT_EQ(Ask("/api/campaigns/json/crashes", {{"after", std::string("x\ny")}}).status, 400);
 }
 
+TEST_F(DashboardApiTest, TheNodeTablePagesInNodeIdOrder) {
+  for (const char* id : {"node-c", "node-d", "node-e"}) {
+    ASSERT_TRUE(node_a_->Call<RegisterReply>(MakeRegister(id), kTimeoutMs).ok());
+  }
+  std::vector<std::string> seen;
+  std::string after;
+  for (int page = 0; page < 10; page++) {
+    std::multimap<std::string, std::string> query = {{"nodes_limit", "2"}};
+    if (!after.empty()) query.emplace("nodes_after", after);
+    ops::HttpReply reply = Ask("/api/campaigns/json", query);
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    nlohmann::json j = nlohmann::json::parse(reply.body);
+    EXPECT_EQ(j["nodes_total"], 5);
+    EXPECT_LE(j["nodes"].size(), 2u);
+    for (const auto& n : j["nodes"]) seen.push_back(n["node_id"]);
+    // The figures count every node, whichever page this is.
+    EXPECT_EQ(j["campaigns"][0]["nodes_alive"], 5);
+    after = j["nodes_next"];
+    if (after.empty()) break;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"node-a", "node-b", "node-c", "node-d", "node-e"}));
+  // Without a limit, a page of kDefaultNodeRows: all five here.
+  EXPECT_EQ(AskJson("/api/campaigns/json")["nodes"].size(), 5u);
+}
+
+TEST_F(DashboardApiTest, CrashesPageAtTheLimitAsked) {
+  for (const char* sig : {"1111111111111111", "2222222222222222", "3333333333333333"}) {
+    CrashRequest crash{"node-b", sig, "SEGV", {1, 2, 3}, "==1==ERROR: other", false};
+    ASSERT_TRUE(node_b_->Call<CrashReply>(crash, kTimeoutMs).ok());
+  }
+  std::vector<std::string> seen;
+  std::string after;
+  for (int page = 0; page < 10; page++) {
+    std::multimap<std::string, std::string> query = {{"limit", "3"}};
+    if (!after.empty()) query.emplace("after", after);
+    ops::HttpReply reply = Ask("/api/campaigns/json/crashes", query);
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    nlohmann::json j = nlohmann::json::parse(reply.body);
+    EXPECT_LE(j["crashes"].size(), 3u);
+    for (const auto& c : j["crashes"]) seen.push_back(c["signature"]);
+    after = j["next"];
+    if (after.empty()) break;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"0123456789abcdef", "1111111111111111",
+                                            "2222222222222222", "3333333333333333"}));
+  EXPECT_EQ(Ask("/api/campaigns/json/crashes", {{"limit", "0"}}).status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json/crashes", {{"limit", "1001"}}).status, 400);
+}
+
+TEST_F(DashboardApiTest, BadNodePagingIs400) {
+  for (const char* limit : {"0", "-1", "1001", "99999999999999999999999", "ten", "2x", ""}) {
+    ops::HttpReply reply = Ask("/api/campaigns/json", {{"nodes_limit", limit}});
+    if (std::string(limit).empty()) {
+      EXPECT_EQ(reply.status, 200);  // no value: the default
+    } else {
+      EXPECT_EQ(reply.status, 400) << limit;
+    }
+  }
+  EXPECT_EQ(Ask("/api/campaigns/json", {{"nodes_after", "a b"}}).status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json", {{"nodes_after", "zzz"}}).status, 200);
+}
+
+TEST_F(DashboardApiTest, NightsAreSummarizedFromTheirReportsWhateverTheyHold) {
+  EXPECT_EQ(AskJson("/api/campaigns/json/nights")["nights"].size(), 0u);
+  const std::string good = R"({"build_id": "b1", "verdict": "new-crashes", "exit_code": 1,
+      "problems": [], "new_crashes": [{"signature": "s"}], "regressed_crashes": [],
+      "fixed_crashes": [], "open_crashes": [{}, {}],
+      "fuzzing": {"executions": 123, "nodes": 2, "elapsed_s": 10},
+      "coverage": {"branches": {"covered": 13, "count": 14, "percent": 92.9}}})";
+  const std::string wrong_types = R"({"verdict": 5, "new_crashes": "x", "fuzzing": [],
+      "coverage": {"branches": {"covered": "many", "count": 14}}})";
+  const std::vector<std::pair<std::string, std::string>> nights = {
+      {"2026-11-01", good}, {"2026-11-02", "not json {"}, {"2026-11-03", wrong_types}};
+  for (const auto& [night, report] : nights) {
+    PutReportRequest put{"json", night, {{"report.json", report}, {"report.md", "# " + night}}};
+    ASSERT_TRUE(node_a_->Call<ReportStoredReply>(put, kTimeoutMs).ok());
+  }
+  nlohmann::json list = AskJson("/api/campaigns/json/nights")["nights"];
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0]["night"], "2026-11-01");
+  EXPECT_EQ(list[0]["verdict"], "new-crashes");
+  EXPECT_EQ(list[0]["new_crashes"], 1);
+  EXPECT_EQ(list[0]["open_crashes"], 2);
+  EXPECT_EQ(list[0]["executions"], 123);
+  EXPECT_EQ(list[0]["coverage"]["branches"]["covered"], 13);
+  EXPECT_TRUE(list[1].contains("error"));
+  EXPECT_FALSE(list[2].contains("verdict"));
+  EXPECT_FALSE(list[2].contains("new_crashes"));
+  EXPECT_FALSE(list[2]["coverage"]["branches"].contains("covered"));
+  EXPECT_EQ(list[2]["coverage"]["branches"]["count"], 14);
+  // One night: its report.md and summary; a night replaced shows at once (no stale summary).
+  nlohmann::json one = AskJson("/api/campaigns/json/nights/2026-11-01");
+  EXPECT_EQ(one["report_md"], "# 2026-11-01");
+  EXPECT_EQ(one["summary"]["exit_code"], 1);
+  EXPECT_EQ(one["files"], (nlohmann::json{"report.json", "report.md"}));
+  PutReportRequest again{"json", "2026-11-02", {{"report.json", good}}};
+  ASSERT_TRUE(node_a_->Call<ReportStoredReply>(again, kTimeoutMs).ok());
+  EXPECT_EQ(AskJson("/api/campaigns/json/nights")["nights"][1]["verdict"], "new-crashes");
+  EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-10-31").status, 404);
+  EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-13-01").status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json/nights/latest").status, 400);
+  EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-11-01/x").status, 404);
+  EXPECT_EQ(Ask("/api/campaigns/nosuch/nights").status, 404);
+}
+
 }  // namespace
 }  // namespace pollen::controller

@@ -67,6 +67,7 @@ Status ReportStore::Put(const PutReportRequest& request) {
   }
   std::vector<std::pair<std::string, std::string>> puts;
   for (const ReportFile& f : request.files) puts.emplace_back(night_prefix + f.name, f.data);
+  generations_[request.campaign]++;
   return db_->Write(deletes, puts);
 }
 
@@ -90,6 +91,34 @@ Result<std::unique_ptr<transfer::RecordSource>> ReportStore::Open(const std::str
   }
   if (night == "latest" && only.empty()) chosen.clear();
   return std::unique_ptr<transfer::RecordSource>(new ReportSource(db_, prefix, std::move(chosen)));
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ReportStore::FileOfEachNight(
+    const std::string& campaign, const std::string& file) const {
+  const std::string prefix = CampaignPrefix(campaign);
+  std::vector<std::pair<std::string, std::string>> files;
+  Status listed = db_->ForEach(prefix, [&](std::string_view key, std::string_view value) {
+    std::string_view rest = key.substr(prefix.size());
+    const size_t slash = rest.find('/');
+    if (slash != std::string_view::npos && rest.substr(slash + 1) == file) {
+      files.emplace_back(std::string(rest.substr(0, slash)), std::string(value));
+    }
+    return true;
+  });
+  if (!listed.ok()) return listed;
+  return files;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ReportStore::NightFiles(
+    const std::string& campaign, const std::string& night) const {
+  const std::string prefix = CampaignPrefix(campaign) + night + "/";
+  std::vector<std::pair<std::string, std::string>> files;
+  Status listed = db_->ForEach(prefix, [&](std::string_view key, std::string_view value) {
+    files.emplace_back(std::string(key.substr(prefix.size())), std::string(value));
+    return true;
+  });
+  if (!listed.ok()) return listed;
+  return files;
 }
 
 }  // namespace pollen::controller

@@ -7,8 +7,11 @@
 #ifndef POLLEN_CONTROLLER_REPORT_STORE_H_
 #define POLLEN_CONTROLLER_REPORT_STORE_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -37,8 +40,27 @@ class ReportStore {
                                                        const std::string& night,
                                                        const std::string& resume_after);
 
+  // One file of every night kept for the campaign, oldest night first: (night, contents);
+  // a night without that file is not listed. It reads through all of the campaign's
+  // reports (their other files too): callers keep what it gives (NightSummaries) until
+  // generation() changes. Errors: storage.
+  Result<std::vector<std::pair<std::string, std::string>>> FileOfEachNight(
+      const std::string& campaign, const std::string& file) const;
+  // One night's files, (name, contents) in name order; none if the night is not kept.
+  // Errors: storage.
+  Result<std::vector<std::pair<std::string, std::string>>> NightFiles(
+      const std::string& campaign, const std::string& night) const;
+
+  // Counts the campaign's Puts: what was read of its reports at one count is still what
+  // is kept while the count stays (0 before the first Put since the start).
+  uint64_t generation(const std::string& campaign) const {
+    auto it = generations_.find(campaign);
+    return it == generations_.end() ? 0 : it->second;
+  }
+
  private:
   RegistryDb* db_;
+  std::map<std::string, uint64_t, std::less<>> generations_;
 };
 
 }  // namespace pollen::controller

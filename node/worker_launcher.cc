@@ -42,7 +42,7 @@ Status CheckTargetFile(const std::string& path) {
   }
   return Status::Error("target " + path +
                        " is not a Pollen target: build the harness with "
-                       "-fsanitize=fuzzer-no-link and link libpollen_runtime.a "
+                       "`pollen config --cflags --ldflags` (libpollen_fuzzer.a) "
                        "(see docs/targets.md)");
 }
 

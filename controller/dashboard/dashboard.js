@@ -1,9 +1,11 @@
-// The controller's dashboard (docs/dashboard.md): one page, four views chosen by the URL's
+// The controller's dashboard (docs/dashboard.md): one page, six views chosen by the URL's
 // hash, each drawn from the JSON under /api/ and drawn again every few seconds.
 //   #/                      campaigns
-//   #/c/NAME                one campaign: figures, plots over time, nodes
-//   #/c/NAME/crashes        its crashes, a page at a time
+//   #/c/NAME[/nodes/N]      one campaign: figures, plots over time, a page of its nodes
+//   #/c/NAME/crashes[/N]    its crashes, a page at a time
 //   #/c/NAME/crash/SIG      one crash: report, reproducer, the command to run it
+//   #/c/NAME/nights         its nightly reports: coverage and crashes night by night
+//   #/c/NAME/night/NIGHT    one night's report
 // <body data-ready="1" data-view="HASH"> once the view of HASH and its plots are drawn (the
 // browser tests wait for it). Renders run one after the other, never two at once.
 'use strict';
@@ -15,6 +17,9 @@ const updated = document.getElementById('updated');
 let charts = [];
 let timer = null;
 let pageCursors = [''];  // the crashes pager: the cursor of each page seen
+let nodeCursors = [''];  // the node table's pager, the same way, for the campaign
+let nodeCursorsOf = '';  // whose cursors they are
+const NODE_ROWS = 100;
 let rendering = Promise.resolve();
 
 // A ?token= link sets the cookie the API checks, and leaves the address bar.
@@ -72,7 +77,10 @@ async function api(path) {
   return res.json();
 }
 
+// data-ready-ms: when the view was drawn, in ms since the page's navigation started (what
+// bench/dashboard_load.mjs reports).
 function ready(done, hash) {
+  if (done) document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = done ? '1' : '0';
   if (done) document.body.dataset.view = hash;
 }
@@ -88,35 +96,42 @@ function clearCharts() {
   charts = [];
 }
 
+const COLORS = ['#b7791f', '#2563eb', '#15803d', '#b91c1c'];
+
+// A chart of `type` with one series per [label, values]; y from zero unless `fromZero` is false.
+function seriesChart(canvas, type, labels, series, fromZero = true) {
+  charts.push(new Chart(canvas, {
+    type,
+    data: {
+      labels,
+      datasets: series.map(([label, data], i) => ({
+                             label,
+                             data,
+                             borderColor: COLORS[i % COLORS.length],
+                             backgroundColor: COLORS[i % COLORS.length],
+                             pointRadius: labels.length > 60 ? 0 : 2,
+                             borderWidth: 2,
+                             tension: 0,
+                           })),
+    },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      scales: {y: {beginAtZero: fromZero}},
+      plugins: {legend: {position: 'bottom'}},
+    },
+  }));
+}
+
 // A line chart of samples over time, one line per [label, field].
 function lineChart(canvas, samples, lines) {
   // HH:MM, or HH:MM:SS when the samples span less than ten minutes.
   const span = samples.length ? samples[samples.length - 1].unix_ms - samples[0].unix_ms : 0;
   const end = span < 600000 ? 19 : 16;
   const labels = samples.map((s) => new Date(s.unix_ms).toISOString().slice(11, end));
-  const colors = ['#b7791f', '#2563eb', '#15803d', '#b91c1c'];
-  charts.push(new Chart(canvas, {
-    type: 'line',
-    data: {
-      labels,
-      datasets: lines.map(([label, field], i) => ({
-                            label,
-                            data: samples.map((s) => s[field]),
-                            borderColor: colors[i % colors.length],
-                            backgroundColor: colors[i % colors.length],
-                            pointRadius: samples.length > 60 ? 0 : 2,
-                            borderWidth: 2,
-                            tension: 0,
-                          })),
-    },
-    options: {
-      animation: false,
-      responsive: true,
-      maintainAspectRatio: false,
-      scales: {y: {beginAtZero: true}},
-      plugins: {legend: {position: 'bottom'}},
-    },
-  }));
+  seriesChart(
+      canvas, 'line', labels, lines.map(([label, field]) => [label, samples.map((s) => s[field])]));
 }
 
 function barChart(canvas, labels, values, label) {
@@ -162,12 +177,24 @@ async function campaignsView() {
       '<tr><td colspan="11" class="muted">No campaign yet: start a node with --controller.</td></tr>'}</tbody></table>`;
 }
 
-async function campaignView(name) {
+async function campaignView(name, page) {
   const enc = encodeURIComponent(name);
   setCrumbs([['campaigns', '#/'], [name]]);
+  if (nodeCursorsOf !== name) {
+    nodeCursors = [''];
+    nodeCursorsOf = name;
+  }
+  if (!(page >= 0 && page < nodeCursors.length)) {  // a page whose cursor this tab never saw
+    location.hash = '#/c/' + enc;
+    return;
+  }
+  const after = nodeCursors[page];
+  const query =
+      '?nodes_limit=' + NODE_ROWS + (after ? '&nodes_after=' + encodeURIComponent(after) : '');
   const [data, history] =
-      await Promise.all([api('campaigns/' + enc), api('campaigns/' + enc + '/samples')]);
+      await Promise.all([api('campaigns/' + enc + query), api('campaigns/' + enc + '/samples')]);
   clearCharts();
+  if (data.nodes_next) nodeCursors[page + 1] = data.nodes_next;
   const f = (data.campaigns || [])[0] || {};
   const c = data.campaign || {};
   const card = (k, v) =>
@@ -201,11 +228,16 @@ async function campaignView(name) {
       <div class="chart"><canvas id="chart-corpus"></canvas></div>
       <div class="chart"><canvas id="chart-speed"></canvas></div>
       <div class="chart"><canvas id="chart-nodes"></canvas></div></div>
-    <h2>Nodes${data.truncated ? ' <span class="muted">(the first ones)</span>' : ''}</h2>
+    <p><a href="#/c/${enc}/nights">Nightly reports</a></p>
+    <h2>Nodes <span class="muted">${num(data.nodes_skipped + (nodes.length ? 1 : 0))}–${
+      num(data.nodes_skipped + nodes.length)} of ${num(data.nodes_total)}${
+      data.truncated ? ', the first ones the controller lists' : ''}</span></h2>
     <table id="nodes"><thead><tr><th>node</th><th>host</th><th>build</th><th class="num">workers</th>
     <th>state</th><th class="num">heard</th><th class="num">exec/s</th><th class="num">executions</th>
     <th class="num">edges</th><th class="num">corpus</th><th class="num">crashes</th><th class="num">RSS</th></tr></thead>
-    <tbody>${rows || '<tr><td colspan="12" class="muted">No node.</td></tr>'}</tbody></table>`;
+    <tbody>${rows || '<tr><td colspan="12" class="muted">No node.</td></tr>'}</tbody></table>
+    <div class="pager">${page > 0 ? `<a href="#/c/${enc}/nodes/${page - 1}">← previous</a>` : ''}${
+      data.nodes_next ? `<a href="#/c/${enc}/nodes/${page + 1}">next →</a>` : ''}</div>`;
   const samples = history.samples || [];
   lineChart(
       document.getElementById('chart-coverage'), samples,
@@ -214,8 +246,8 @@ async function campaignView(name) {
       document.getElementById('chart-corpus'), samples,
       [['merged corpus', 'corpus_entries'], ['crashes', 'crashes']]);
   lineChart(document.getElementById('chart-speed'), samples, [['exec/s', 'execs_per_second']]);
-  // Every node not lost, with its last figure (a node that left keeps the one it ended on).
-  const shown = nodes.filter((n) => n.state !== 'lost').slice(0, 200);
+  // The page's nodes not lost, with their last figure (a node that left keeps the one it ended on).
+  const shown = nodes.filter((n) => n.state !== 'lost');
   barChart(
       document.getElementById('chart-nodes'), shown.map((n) => n.node_id),
       shown.map((n) => n.stats.execs_per_second), 'exec/s per node');
@@ -270,6 +302,78 @@ async function crashView(name, signature) {
     <h2>Report</h2><pre id="report">${esc(c.report)}</pre>`;
 }
 
+function percent(c) {
+  return c && typeof c.percent === 'number' ? c.percent.toFixed(1) + ' %' : '–';
+}
+
+// A figure that may be missing (a report without it): '–', not 0.
+function maybe(v) {
+  return typeof v === 'number' ? num(v) : '–';
+}
+
+async function nightsView(name) {
+  const enc = encodeURIComponent(name);
+  setCrumbs([['campaigns', '#/'], [name, '#/c/' + enc], ['nights']]);
+  const data = await api('campaigns/' + enc + '/nights');
+  clearCharts();
+  const nights = data.nights || [];
+  const cov = (n, kind) => (n.coverage && n.coverage[kind]) || {};
+  const rows = nights.slice()
+                   .reverse()
+                   .map((n) => `<tr>
+    <td><a href="#/c/${enc}/night/${encodeURIComponent(n.night)}">${esc(n.night)}</a></td>
+    <td class="${esc(n.verdict || 'verdict-unknown')}">${esc(n.verdict || n.error || '?')}</td>
+    <td class="muted">${esc(String(n.build_id || '').slice(0, 12))}</td>
+    <td class="num">${num(n.new_crashes)}</td><td class="num">${num(n.regressed_crashes)}</td>
+    <td class="num">${num(n.fixed_crashes)}</td><td class="num">${num(n.open_crashes)}</td>
+    <td class="num">${num(n.executions)}</td>
+    <td class="num">${maybe(cov(n, 'branches').covered)} (${percent(cov(n, 'branches'))})</td>
+    <td class="num">${maybe(cov(n, 'lines').covered)} (${percent(cov(n, 'lines'))})</td></tr>`)
+                   .join('');
+  view.innerHTML = `<h1>Nightly reports of ${esc(name)}</h1>
+    <div class="charts"><div class="chart"><canvas id="chart-nights-coverage"></canvas></div>
+      <div class="chart"><canvas id="chart-nights-crashes"></canvas></div></div>
+    <table id="nights"><thead><tr><th>night</th><th>verdict</th><th>build</th>
+    <th class="num">new</th><th class="num">came back</th><th class="num">fixed</th>
+    <th class="num">open</th><th class="num">executions</th><th class="num">branches</th>
+    <th class="num">lines</th></tr></thead>
+    <tbody>${
+      rows ||
+      '<tr><td colspan="10" class="muted">No night yet: pollen nightly stores its reports here.</td></tr>'}</tbody></table>`;
+  const labels = nights.map((n) => n.night);
+  seriesChart(
+      document.getElementById('chart-nights-coverage'), 'line', labels,
+      [
+        ['branches covered', nights.map((n) => cov(n, 'branches').covered || null)],
+        ['lines covered', nights.map((n) => cov(n, 'lines').covered || null)],
+      ],
+      false);
+  seriesChart(document.getElementById('chart-nights-crashes'), 'bar', labels, [
+    ['new', nights.map((n) => (n.new_crashes || 0) + (n.regressed_crashes || 0))],
+    ['fixed', nights.map((n) => n.fixed_crashes || 0)],
+  ]);
+}
+
+async function nightView(name, night) {
+  const enc = encodeURIComponent(name);
+  setCrumbs(
+      [['campaigns', '#/'], [name, '#/c/' + enc], ['nights', '#/c/' + enc + '/nights'], [night]]);
+  const data = await api('campaigns/' + enc + '/nights/' + encodeURIComponent(night));
+  clearCharts();
+  const s = data.summary || {};
+  const card = (k, v) =>
+      `<div class="card"><div class="v">${v}</div><div class="k">${esc(k)}</div></div>`;
+  const cov = (kind) => (s.coverage && s.coverage[kind]) || {};
+  view.innerHTML = `<h1>Night of ${esc(night)} <span class="${
+      esc(s.verdict || 'verdict-unknown')}">${esc(s.verdict || s.error || '')}</span></h1>
+    <div class="cards">${card('new crashes', num(s.new_crashes))}${
+      card('came back', num(s.regressed_crashes))}${card('fixed', num(s.fixed_crashes))}${
+      card('open', num(s.open_crashes))}${card('branches', percent(cov('branches')))}${
+      card('lines', percent(cov('lines')))}</div>
+    <p class="muted">files: ${(data.files || []).map(esc).join(', ')}</p>
+    <pre id="night-report">${esc(data.report_md || '')}</pre>`;
+}
+
 async function render() {
   const hash = location.hash || '#/';
   ready(false, hash);
@@ -279,8 +383,12 @@ async function render() {
       await crashView(parts[1], parts[3]);
     else if (parts[0] === 'c' && parts[1] && parts[2] === 'crashes')
       await crashesView(parts[1], Number(parts[3] || 0));
+    else if (parts[0] === 'c' && parts[1] && parts[2] === 'nights')
+      await nightsView(parts[1]);
+    else if (parts[0] === 'c' && parts[1] && parts[2] === 'night' && parts[3])
+      await nightView(parts[1], parts[3]);
     else if (parts[0] === 'c' && parts[1])
-      await campaignView(parts[1]);
+      await campaignView(parts[1], parts[2] === 'nodes' ? Number(parts[3] || 0) : 0);
     else
       await campaignsView();
     updated.textContent = 'updated ' + new Date().toISOString().slice(11, 19) + ' UTC';

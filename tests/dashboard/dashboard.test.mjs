@@ -1,6 +1,6 @@
 // The dashboard in Debian's chromium, driven by playwright-core (node --test), against a
 // controller that run_dashboard_test.sh started with two nodes fuzzing a target that
-// crashes. Each view: wait until the page says it is drawn, check what it shows, save a
+// crashes, and a campaign "fill" of 250 simulated nodes with 5 nights of reports. Each view: wait until the page says it is drawn, check what it shows, save a
 // screenshot into SHOTS_DIR.
 //
 // Environment: DASHBOARD_URL (http://127.0.0.1:PORT), CAMPAIGN, SHOTS_DIR, EXPORT_DIR (the
@@ -96,8 +96,55 @@ test("the crashes view counts the crash, and its reproducer downloads as it was 
   assert.deepEqual(got, fs.readFileSync(path.join(exported, file)));
 });
 
+test("the node table pages through 250 nodes, 100 at a time", async () => {
+  await open("#/c/fill", "campaign-fill.png");
+  const ids = async () => (await page.locator("#nodes tbody tr td:first-child").allTextContents()).map((t) => t.trim());
+  const first = await ids();
+  assert.equal(first.length, 100);
+  assert.equal(first[0], "fill-00001");
+  await page.click("text=next →");
+  await drawn("#/c/fill/nodes/1");
+  const second = await ids();
+  assert.equal(second.length, 100);
+  assert.equal(second[0], "fill-00101");
+  await page.click("text=next →");
+  await drawn("#/c/fill/nodes/2");
+  const third = await ids();
+  assert.equal(third.length, 50);
+  assert.equal(third[49], "fill-00250");
+  assert.equal(await page.locator("text=next →").count(), 0);
+  assert.match(await page.locator("h2", { hasText: "Nodes" }).textContent(), /201–250 of 250/);
+});
+
+test("the nights view plots coverage and crashes night by night, and opens a night", async () => {
+  await open("#/c/fill/nights", "nights.png");
+  assert.equal(await page.locator("#nights tbody tr").count(), 5);
+  for (const id of ["chart-nights-coverage", "chart-nights-crashes"]) {
+    assert.ok(await drawnPixels(id) > 1000, id + " has not drawn");
+  }
+  // dashboard_fill's nights: branches covered 5000 + 40 k (night 3 dips by 60).
+  const branches = await page.evaluate(() => Chart.getChart("chart-nights-coverage").data.datasets[0].data);
+  assert.deepEqual(branches, [5000, 5040, 5080, 5060, 5160]);
+  // New crashes on the night k % 5 == 2 (1 + k % 3 of them), fixed on k % 4 == 1.
+  const news = await page.evaluate(() => Chart.getChart("chart-nights-crashes").data.datasets[0].data);
+  assert.deepEqual(news, [0, 0, 3, 0, 0]);
+  const fixed = await page.evaluate(() => Chart.getChart("chart-nights-crashes").data.datasets[1].data);
+  assert.deepEqual(fixed, [0, 1, 0, 0, 0]);
+  // The newest night first; open the night with the new crashes.
+  const nights = (await page.locator("#nights tbody tr td:first-child").allTextContents()).map((t) => t.trim());
+  assert.deepEqual(nights, ["2026-01-05", "2026-01-04", "2026-01-03", "2026-01-02", "2026-01-01"]);
+  await page.click("text=2026-01-03");
+  await drawn("#/c/fill/night/2026-01-03");
+  await page.screenshot({ path: path.join(shots, "night.png"), fullPage: true });
+  assert.match(await page.locator("#night-report").textContent(), /night of 2026-01-03/);
+  assert.match(await page.locator("h1").textContent(), /new-crashes/);
+});
+
 test("hostile paths get an error, never the page's data", async () => {
-  for (const p of ["/api/campaigns/..%2f..%2fetc", "/api/campaigns/" + "a".repeat(3000), "/api/nothing"]) {
+  for (const p of ["/api/campaigns/..%2f..%2fetc", "/api/campaigns/" + "a".repeat(3000), "/api/nothing",
+                   "/api/campaigns/fill?nodes_limit=0", "/api/campaigns/fill?nodes_limit=99999999999999999999",
+                   "/api/campaigns/fill/nights/2026-13-01", "/api/campaigns/fill/nights/2026-1-1",
+                   "/api/campaigns/fill/nights/2025-01-01"]) {
     const res = await page.request.get(url + p);
     assert.ok(res.status() >= 400 && res.status() < 500, p + ": " + res.status());
   }

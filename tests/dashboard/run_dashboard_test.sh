@@ -2,7 +2,9 @@
 # ctest dashboard_browser: the controller's dashboard in Debian's chromium. Starts a
 # controller with --http on loopback (a sample every second) and two nodes fuzzing the
 # shallow_crash example with --keep-going, waits until the campaign has a crash and two
-# samples, exports its crashes with `pollen crashes export`, then runs dashboard.test.mjs
+# samples, exports its crashes with `pollen crashes export`; fills a second campaign, "fill",
+# with bench/dashboard_fill (250 simulated nodes, 30 crashes, 5 nights of nightly reports:
+# the node pager and the nights views); then runs dashboard.test.mjs
 # (node --test, npm playwright-core installed once into the build directory from
 # tests/dashboard/package-lock.json). Screenshots go to BUILD/dashboard-shots/.
 #
@@ -12,35 +14,18 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${POLLEN_BUILD_DIR:-$root/build}
 pollen=$build/cli/pollen
 target=$build/examples/shallow_crash_fuzzer
+fill=$build/bench/dashboard_fill
 fail() { echo "FAIL: $*" >&2; exit 1; }
 for tool in node npm chromium python3; do
   command -v "$tool" >/dev/null || fail "$tool is missing: scripts/setup.sh installs it"
 done
-[ -x "$pollen" ] && [ -x "$target" ] || fail "$pollen or $target missing: build first"
+[ -x "$pollen" ] && [ -x "$target" ] && [ -x "$fill" ] || fail "$pollen, $target or $fill missing: build first"
 
-deps=$build/dashboard-checks
-if ! cmp -s "$root/tests/dashboard/package-lock.json" "$deps/package-lock.json" 2>/dev/null ||
-   [ ! -d "$deps/node_modules/playwright-core" ]; then
-  rm -rf "$deps" && mkdir -p "$deps"
-  cp "$root/tests/dashboard/package.json" "$root/tests/dashboard/package-lock.json" "$deps/"
-  (cd "$deps" && npm ci --no-audit --no-fund --loglevel=error) || fail "npm ci in $deps"
-fi
+deps=$("$root/tests/dashboard/node_deps.sh" "$build") || fail "the npm packages"
 cp "$root/tests/dashboard/dashboard.test.mjs" "$deps/"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dashboard_browser.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-zmq_port=$(free_port)
-http_port=$(free_port)
-while [ "$http_port" = "$zmq_port" ]; do http_port=$(free_port); done
-endpoint=tcp://127.0.0.1:$zmq_port
-url=http://127.0.0.1:$http_port
+# shellcheck source=tests/dashboard/scratch.sh
+. "$root/tests/dashboard/scratch.sh" dashboard_browser
 campaign=dash
 
 "$pollen" controller --listen="$endpoint" --data="$tmp/data" --insecure-plaintext \
@@ -75,6 +60,17 @@ kill -TERM "${pids[1]}" "${pids[2]}"
 wait "${pids[1]}" "${pids[2]}" || true
 "$pollen" crashes export "$campaign" "$tmp/export" --controller="$endpoint" --insecure-plaintext \
   >/dev/null || fail "pollen crashes export"
+
+# The simulated campaign; its nodes stay alive (heartbeats) until the test ends.
+"$fill" "$endpoint" --campaign=fill --nodes=250 --crashes=30 --nights=5 --keep-alive=600 \
+  >"$tmp/fill.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 120); do
+  grep -q "nights of reports put" "$tmp/fill.log" && break
+  kill -0 "${pids[-1]}" 2>/dev/null || { cat "$tmp/fill.log" >&2; fail "dashboard_fill"; }
+  sleep 0.5
+done
+grep -q "nights of reports put" "$tmp/fill.log" || { cat "$tmp/fill.log" >&2; fail "dashboard_fill within 60 s"; }
 
 shots=$build/dashboard-shots
 rm -rf "$shots" && mkdir -p "$shots"

@@ -1,0 +1,97 @@
+#include "controller/night_summaries.h"
+
+#include <algorithm>
+
+namespace pollen::controller {
+namespace {
+
+using nlohmann::json;
+
+const json* Field(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+// Copies j[key] into out[key] when it has the type `keep` accepts.
+template <typename Keep>
+void CopyIf(const json& j, const char* key, json& out, Keep keep) {
+  const json* v = Field(j, key);
+  if (v != nullptr && keep(*v)) out[key] = *v;
+}
+
+bool IsString(const json& v) { return v.is_string(); }
+bool IsInteger(const json& v) { return v.is_number_integer(); }
+bool IsNumber(const json& v) { return v.is_number(); }
+
+// The length of j[key] when it is an array.
+void CountOf(const json& j, const char* key, json& out) {
+  const json* v = Field(j, key);
+  if (v != nullptr && v->is_array()) out[key] = v->size();
+}
+
+// {covered, count, percent} of one kind of coverage, numbers only.
+json CoverageOf(const json& totals, const char* kind) {
+  json out = json::object();
+  const json* c = Field(totals, kind);
+  if (c == nullptr) return out;
+  CopyIf(*c, "covered", out, IsInteger);
+  CopyIf(*c, "count", out, IsInteger);
+  CopyIf(*c, "percent", out, IsNumber);
+  return out;
+}
+
+}  // namespace
+
+json SummarizeNight(const std::string& night, std::string_view report_json) {
+  json line = {{"night", night}};
+  json report = json::parse(report_json, nullptr, /*allow_exceptions=*/false);
+  if (!report.is_object()) {
+    line["error"] = "its report.json is not a JSON object";
+    return line;
+  }
+  CopyIf(report, "build_id", line, IsString);
+  CopyIf(report, "verdict", line, IsString);
+  CopyIf(report, "exit_code", line, IsInteger);
+  CountOf(report, "problems", line);
+  CountOf(report, "new_crashes", line);
+  CountOf(report, "regressed_crashes", line);
+  CountOf(report, "fixed_crashes", line);
+  CountOf(report, "open_crashes", line);
+  if (const json* fuzzing = Field(report, "fuzzing")) {
+    CopyIf(*fuzzing, "executions", line, IsInteger);
+    CopyIf(*fuzzing, "nodes", line, IsInteger);
+    CopyIf(*fuzzing, "elapsed_s", line, IsNumber);
+  }
+  if (const json* totals = Field(report, "coverage")) {
+    json coverage = json::object();
+    for (const char* kind : {"lines", "branches", "functions", "regions"}) {
+      json c = CoverageOf(*totals, kind);
+      if (!c.empty()) coverage[kind] = std::move(c);
+    }
+    line["coverage"] = std::move(coverage);
+  }
+  return line;
+}
+
+Result<json> NightSummaries::Of(const std::string& campaign) {
+  auto it = kept_.find(campaign);
+  const uint64_t generation = store_->generation(campaign);
+  if (it != kept_.end() && it->second.generation == generation) {
+    it->second.used = ++uses_;
+    return it->second.nights;
+  }
+  auto files = store_->FileOfEachNight(campaign, "report.json");
+  if (!files.ok()) return files.status();
+  json nights = json::array();
+  for (const auto& [night, text] : files.value()) nights.push_back(SummarizeNight(night, text));
+  if (it == kept_.end() && kept_.size() >= kMaxCampaigns) {
+    kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
+      return a.second.used < b.second.used;
+    }));
+  }
+  kept_[campaign] = Kept{generation, ++uses_, nights};
+  return nights;
+}
+
+}  // namespace pollen::controller
