@@ -69,6 +69,25 @@ controller::NodeStats StatsOf(uint64_t i, uint64_t round) {
   return s;
 }
 
+// "2026-MM-DD" of the k-th night, from 2026-01-01 (at most a year of nights).
+std::string NightName(uint64_t k) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  int day = static_cast<int>(k % 365), month = 0;
+  while (day >= kDays[month]) day -= kDays[month++];
+  char name[16];
+  std::snprintf(name, sizeof(name), "2026-%02d-%02d", month + 1, day + 1);
+  return name;
+}
+
+// The signature of the i-th crash reported: 16 hex digits, as nodes send them.
+std::string CrashSignature(uint64_t i) {
+  std::mt19937_64 rng(1);
+  rng.discard(i);
+  char sig[20];
+  std::snprintf(sig, sizeof(sig), "%016llx", static_cast<unsigned long long>(rng()));
+  return sig;
+}
+
 // A night's report.json, as nightly/night_report.cc writes it (the fields the dashboard reads).
 std::string ReportJson(const Config& c, uint64_t k, const std::string& night) {
   auto crashes = [&](uint64_t n, const char* kind) {
@@ -107,22 +126,26 @@ std::string ReportJson(const Config& c, uint64_t k, const std::string& night) {
                        {{"lines", totals(8000 + 50 * k, 20000)},
                         {"branches", totals(branches, 16000)},
                         {"functions", totals(700 + k, 1200)}}}};
+  // The ledger knows the first three crashes reported (CrashSignature 0-2): the first fixed
+  // from the second night on, the others open since the first.
+  nlohmann::json ledger = nlohmann::json::array();
+  for (uint64_t i = 0; i < 3 && i < c.crashes; i++) {
+    const bool fixed = i == 0 && k >= 1;
+    ledger.push_back({{"signature", CrashSignature(i)},
+                      {"kind", "SEGV"},
+                      {"build", "b1000"},
+                      {"first_night", NightName(0)},
+                      {"fixed", fixed},
+                      {"fixed_build", fixed ? "b1001" : ""},
+                      {"fixed_night", fixed ? NightName(1) : ""}});
+  }
+  j["ledger"] = std::move(ledger);
   return j.dump();
 }
 
 std::string ReportMd(const Config& c, const std::string& night) {
   return "# Pollen nightly: " + c.campaign + ", night of " + night +
          "\n\n**Nothing new broke** (exit code 0)\n";
-}
-
-// "2026-MM-DD" of the k-th night, from 2026-01-01 (at most a year of nights).
-std::string NightName(uint64_t k) {
-  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  int day = static_cast<int>(k % 365), month = 0;
-  while (day >= kDays[month]) day -= kDays[month++];
-  char name[16];
-  std::snprintf(name, sizeof(name), "2026-%02d-%02d", month + 1, day + 1);
-  return name;
 }
 
 template <typename R>
@@ -169,10 +192,8 @@ int Run(const Config& c) {
               static_cast<unsigned long long>(base::MonotonicMs() - t0));
 
   t0 = base::MonotonicMs();
-  std::mt19937_64 rng(1);
   for (uint64_t i = 0; i < c.crashes && c.nodes > 0; i++) {
-    char sig[20];
-    std::snprintf(sig, sizeof(sig), "%016llx", static_cast<unsigned long long>(rng()));
+    const std::string sig = CrashSignature(i);
     const std::string input = "crash input " + std::to_string(i);
     controller::CrashRequest crash{
         NodeId(1 + i % c.nodes),

@@ -8,6 +8,7 @@
 //   GET /api/campaigns/NAME/crashes[?after=SIG&limit=N]
 //                                                   a page of its crashes, by signature
 //   GET /api/campaigns/NAME/crashes/SIG             one crash: its report, the repro command
+//   (a crash the nightly's newest ledger knows has "nightly": open, or fixed in which build)
 //   GET /api/campaigns/NAME/crashes/SIG/reproducer  its input, as a download
 //   GET /api/campaigns/NAME/nights                  its nightly reports, a line per night
 //   GET /api/campaigns/NAME/nights/NIGHT            one night: its summary and report.md
@@ -20,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "controller/campaign_samples.h"
 #include "controller/night_summaries.h"
@@ -52,6 +54,10 @@ class DashboardApi {
   ops::HttpReply Crashes(const std::string& name, const std::string& after, size_t limit);
   ops::HttpReply Crash(const std::string& name, const std::string& signature, bool reproducer);
   ops::HttpReply Nights(const std::string& name);
+  // The campaign's newest nightly ledger (NightSummaries::Ledger), or {} when unreadable.
+  nlohmann::json NightlyLedger(const std::string& name);
+  // The ledger's word on `crash`, if it has one, as crash["nightly"].
+  static void AddNightly(const nlohmann::json& ledger, nlohmann::json& crash);
   ops::HttpReply Night(const std::string& name, const std::string& night);
 
   RequestHandler* handler_;

@@ -186,7 +186,9 @@ TEST_F(DashboardApiTest, NightsAreSummarizedFromTheirReportsWhateverTheyHold) {
       "problems": [], "new_crashes": [{"signature": "s"}], "regressed_crashes": [],
       "fixed_crashes": [], "open_crashes": [{}, {}],
       "fuzzing": {"executions": 123, "nodes": 2, "elapsed_s": 10},
-      "coverage": {"branches": {"covered": 13, "count": 14, "percent": 92.9}}})";
+      "coverage": {"branches": {"covered": 13, "count": 14, "percent": 92.9}},
+      "ledger": [{"signature": "0123456789abcdef", "kind": "SEGV", "fixed": true,
+                  "fixed_build": "b1", "fixed_night": "2026-11-01"}, {"fixed": 3}, 7]})";
   const std::string wrong_types = R"({"verdict": 5, "new_crashes": "x", "fuzzing": [],
       "coverage": {"branches": {"covered": "many", "count": 14}}})";
   const std::vector<std::pair<std::string, std::string>> nights = {
@@ -216,6 +218,13 @@ TEST_F(DashboardApiTest, NightsAreSummarizedFromTheirReportsWhateverTheyHold) {
   PutReportRequest again{"json", "2026-11-02", {{"report.json", good}}};
   ASSERT_TRUE(node_a_->Call<ReportStoredReply>(again, kTimeoutMs).ok());
   EXPECT_EQ(AskJson("/api/campaigns/json/nights")["nights"][1]["verdict"], "new-crashes");
+  // The crash, as the newest night with a ledger (11-03 has none) says: fixed.
+  nlohmann::json crashes = AskJson("/api/campaigns/json/crashes");
+  EXPECT_EQ(crashes["crashes"][0]["nightly"]["state"], "fixed");
+  EXPECT_EQ(crashes["crashes"][0]["nightly"]["night"], "2026-11-02");
+  EXPECT_EQ(crashes["crashes"][0]["nightly"]["fixed_build"], "b1");
+  EXPECT_EQ(AskJson(std::string("/api/campaigns/json/crashes/") + kSignature)["nightly"]["state"],
+            "fixed");
   EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-10-31").status, 404);
   EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-13-01").status, 400);
   EXPECT_EQ(Ask("/api/campaigns/json/nights/latest").status, 400);

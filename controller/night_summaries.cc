@@ -74,24 +74,66 @@ json SummarizeNight(const std::string& night, std::string_view report_json) {
   return line;
 }
 
-Result<json> NightSummaries::Of(const std::string& campaign) {
+json NightSummaries::LedgerOf(const std::string& night, std::string_view report_json) {
+  json report = json::parse(report_json, nullptr, /*allow_exceptions=*/false);
+  const json* ledger = Field(report, "ledger");
+  if (ledger == nullptr || !ledger->is_array()) return nullptr;
+  json by_signature = json::object();
+  for (const json& entry : *ledger) {
+    const json* signature = Field(entry, "signature");
+    if (signature == nullptr || !signature->is_string() || signature->empty()) continue;
+    const json* fixed = Field(entry, "fixed");
+    json line = {
+        {"state", fixed != nullptr && fixed->is_boolean() && fixed->get<bool>() ? "fixed" : "open"},
+        {"night", night}};
+    CopyIf(entry, "first_night", line, IsString);
+    CopyIf(entry, "fixed_build", line, IsString);
+    CopyIf(entry, "fixed_night", line, IsString);
+    by_signature[signature->get<std::string>()] = std::move(line);
+  }
+  return by_signature;
+}
+
+Result<NightSummaries::Kept*> NightSummaries::Fresh(const std::string& campaign) {
   auto it = kept_.find(campaign);
   const uint64_t generation = store_->generation(campaign);
   if (it != kept_.end() && it->second.generation == generation) {
     it->second.used = ++uses_;
-    return it->second.nights;
+    return &it->second;
   }
   auto files = store_->FileOfEachNight(campaign, "report.json");
   if (!files.ok()) return files.status();
-  json nights = json::array();
-  for (const auto& [night, text] : files.value()) nights.push_back(SummarizeNight(night, text));
+  Kept kept{generation, ++uses_, json::array(), json::object()};
+  for (const auto& [night, text] : files.value())
+    kept.nights.push_back(SummarizeNight(night, text));
+  // The newest night with a ledger (a night's report may be one the nightly could not finish).
+  for (auto f = files->rbegin(); f != files->rend(); ++f) {
+    json ledger = LedgerOf(f->first, f->second);
+    if (ledger.is_object()) {
+      kept.ledger = std::move(ledger);
+      break;
+    }
+  }
   if (it == kept_.end() && kept_.size() >= kMaxCampaigns) {
     kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
       return a.second.used < b.second.used;
     }));
   }
-  kept_[campaign] = Kept{generation, ++uses_, nights};
-  return nights;
+  Kept& slot = kept_[campaign];
+  slot = std::move(kept);
+  return &slot;
+}
+
+Result<json> NightSummaries::Of(const std::string& campaign) {
+  Result<Kept*> kept = Fresh(campaign);
+  if (!kept.ok()) return kept.status();
+  return kept.value()->nights;
+}
+
+Result<json> NightSummaries::Ledger(const std::string& campaign) {
+  Result<Kept*> kept = Fresh(campaign);
+  if (!kept.ok()) return kept.status();
+  return kept.value()->ledger;
 }
 
 }  // namespace pollen::controller

@@ -38,12 +38,24 @@ class NightSummaries {
   // SummarizeNight's lines; empty for a campaign without nights). Errors: storage.
   Result<nlohmann::json> Of(const std::string& campaign);
 
+  // What the nightly last said of each crash: the crash ledger of the newest night whose
+  // report has one, as an object by signature of {state: "open" or "fixed", night (that
+  // report's), first_night, fixed_build, fixed_night}; empty when no night has a ledger.
+  // Errors: storage.
+  Result<nlohmann::json> Ledger(const std::string& campaign);
+
+  // The ledger of one report.json, as Ledger() gives it; null when it has none.
+  static nlohmann::json LedgerOf(const std::string& night, std::string_view report_json);
+
  private:
   struct Kept {
     uint64_t generation = 0;
     uint64_t used = 0;
     nlohmann::json nights;
+    nlohmann::json ledger;
   };
+  // The campaign's entry, read again if the store changed since. Errors: storage.
+  Result<Kept*> Fresh(const std::string& campaign);
   const ReportStore* store_;
   std::map<std::string, Kept> kept_;
   uint64_t uses_ = 0;

@@ -253,6 +253,16 @@ async function campaignView(name, page) {
       shown.map((n) => n.stats.execs_per_second), 'exec/s per node');
 }
 
+// What the nightly's newest ledger says of a crash: still reproducing (open) or fixed.
+function nightlyWord(n) {
+  if (!n) return '<span class="muted">–</span>';
+  if (n.state === 'fixed') {
+    return `<span class="ok">fixed</span> in ${esc(String(n.fixed_build || '?').slice(0, 12))}${
+        n.fixed_night ? ' (' + esc(n.fixed_night) + ')' : ''}`;
+  }
+  return `<span class="failed">open</span>${n.first_night ? ' since ' + esc(n.first_night) : ''}`;
+}
+
 async function crashesView(name, page) {
   const enc = encodeURIComponent(name);
   setCrumbs([['campaigns', '#/'], [name, '#/c/' + enc], ['crashes']]);
@@ -270,15 +280,16 @@ async function crashesView(name, page) {
     <td><a href="#/c/${enc}/crash/${encodeURIComponent(c.signature)}">${esc(c.signature)}</a></td>
     <td>${esc(c.kind)}</td><td class="num">${num(c.count)}</td><td class="num">${num(c.nodes)}</td>
     <td class="num">${bytes(c.input_size)}</td><td>${c.minimized ? 'yes' : 'no'}</td>
-    <td>${when(c.first_seen_unix_ms)}</td><td>${when(c.last_seen_unix_ms)}</td></tr>`)
+    <td>${when(c.first_seen_unix_ms)}</td><td>${when(c.last_seen_unix_ms)}</td>
+    <td class="nightly">${nightlyWord(c.nightly)}</td></tr>`)
                    .join('');
   const prev = page > 0 ? `<a href="#/c/${enc}/crashes/${page - 1}">← previous</a>` : '';
   const next = data.next ? `<a href="#/c/${enc}/crashes/${page + 1}">next →</a>` : '';
   view.innerHTML = `<h1>Crashes of ${esc(name)}</h1>
     <table id="crashes"><thead><tr><th>signature</th><th>kind</th><th class="num">count</th>
     <th class="num">nodes</th><th class="num">reproducer</th><th>minimized</th><th>first seen</th>
-    <th>last seen</th></tr></thead>
-    <tbody>${rows || '<tr><td colspan="8" class="muted">No crash.</td></tr>'}</tbody></table>
+    <th>last seen</th><th>nightly</th></tr></thead>
+    <tbody>${rows || '<tr><td colspan="9" class="muted">No crash.</td></tr>'}</tbody></table>
     <div class="pager">${prev}${next}</div>`;
 }
 
@@ -295,7 +306,10 @@ async function crashView(name, signature) {
       <div class="card"><div class="v">${num(c.nodes)}</div><div class="k">nodes</div></div>
       <div class="card"><div class="v">${bytes(c.input_size)}</div><div class="k">reproducer${
       c.minimized ? ', minimized' : ''}</div></div></div>
-    <p>First seen ${when(c.first_seen_unix_ms)}, last seen ${when(c.last_seen_unix_ms)}.</p>
+    <p>First seen ${when(c.first_seen_unix_ms)}, last seen ${when(c.last_seen_unix_ms)}.
+      Nightly${
+      c.nightly ? ' (night of ' + esc(c.nightly.night) + ')' : ''}: <span id="crash-nightly">${
+      c.nightly ? nightlyWord(c.nightly) : 'not checked by a nightly run'}</span>.</p>
     <p><a id="reproducer" href="/api/campaigns/${enc}/crashes/${sig}/reproducer" download="crash-${
       esc(c.signature)}">Download the reproducer</a>
       · run it: <code class="cmd">${esc(c.repro)}</code></p>

@@ -140,6 +140,15 @@ test("the nights view plots coverage and crashes night by night, and opens a nig
   assert.match(await page.locator("h1").textContent(), /new-crashes/);
 });
 
+test("the crashes say what the newest night's ledger says: fixed, or open", async () => {
+  await open("#/c/fill/crashes", "crashes-fill.png");
+  const words = (await page.locator("#crashes tbody td.nightly").allTextContents()).map((t) => t.trim());
+  assert.equal(words.length, 30);
+  assert.deepEqual(words.filter((w) => w.startsWith("fixed")), ["fixed in b1001 (2026-01-02)"]);
+  assert.equal(words.filter((w) => w === "open since 2026-01-01").length, 2);
+  assert.equal(words.filter((w) => w === "–").length, 27);
+});
+
 test("hostile paths get an error, never the page's data", async () => {
   for (const p of ["/api/campaigns/..%2f..%2fetc", "/api/campaigns/" + "a".repeat(3000), "/api/nothing",
                    "/api/campaigns/fill?nodes_limit=0", "/api/campaigns/fill?nodes_limit=99999999999999999999",
