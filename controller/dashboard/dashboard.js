@@ -253,7 +253,7 @@ async function campaignView(name, page) {
       shown.map((n) => n.stats.execs_per_second), 'exec/s per node');
 }
 
-// What the nightly's newest ledger says of a crash: still reproducing (open) or fixed.
+// What the nightly's newest ledger says of a crash: open (not found fixed) or fixed.
 function nightlyWord(n) {
   if (!n) return '<span class="muted">–</span>';
   if (n.state === 'fixed') {
