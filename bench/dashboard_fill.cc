@@ -79,17 +79,23 @@ std::string NightName(uint64_t k) {
   return name;
 }
 
-// The signature of the i-th crash reported: 16 hex digits, as nodes send them.
-std::string CrashSignature(uint64_t i) {
+// The signatures of the crashes reported: 16 hex digits each, as nodes send them; the same
+// on every run.
+std::vector<std::string> CrashSignatures(uint64_t n) {
   std::mt19937_64 rng(1);
-  rng.discard(i);
-  char sig[20];
-  std::snprintf(sig, sizeof(sig), "%016llx", static_cast<unsigned long long>(rng()));
-  return sig;
+  std::vector<std::string> signatures;
+  signatures.reserve(n);
+  for (uint64_t i = 0; i < n; i++) {
+    char sig[20];
+    std::snprintf(sig, sizeof(sig), "%016llx", static_cast<unsigned long long>(rng()));
+    signatures.emplace_back(sig);
+  }
+  return signatures;
 }
 
 // A night's report.json, as nightly/night_report.cc writes it (the fields the dashboard reads).
-std::string ReportJson(const Config& c, uint64_t k, const std::string& night) {
+std::string ReportJson(const Config& c, uint64_t k, const std::string& night,
+                       const std::vector<std::string>& crashes_reported) {
   auto crashes = [&](uint64_t n, const char* kind) {
     nlohmann::json list = nlohmann::json::array();
     for (uint64_t i = 0; i < n; i++) {
@@ -126,12 +132,12 @@ std::string ReportJson(const Config& c, uint64_t k, const std::string& night) {
                        {{"lines", totals(8000 + 50 * k, 20000)},
                         {"branches", totals(branches, 16000)},
                         {"functions", totals(700 + k, 1200)}}}};
-  // The ledger knows the first three crashes reported (CrashSignature 0-2): the first fixed
-  // from the second night on, the others open since the first.
+  // The ledger knows the first three crashes reported: the first fixed from the second night
+  // on, the others open since the first.
   nlohmann::json ledger = nlohmann::json::array();
-  for (uint64_t i = 0; i < 3 && i < c.crashes; i++) {
+  for (size_t i = 0; i < 3 && i < crashes_reported.size(); i++) {
     const bool fixed = i == 0 && k >= 1;
-    ledger.push_back({{"signature", CrashSignature(i)},
+    ledger.push_back({{"signature", crashes_reported[i]},
                       {"kind", "SEGV"},
                       {"build", "b1000"},
                       {"first_night", NightName(0)},
@@ -192,8 +198,9 @@ int Run(const Config& c) {
               static_cast<unsigned long long>(base::MonotonicMs() - t0));
 
   t0 = base::MonotonicMs();
-  for (uint64_t i = 0; i < c.crashes && c.nodes > 0; i++) {
-    const std::string sig = CrashSignature(i);
+  const std::vector<std::string> signatures = CrashSignatures(c.nodes > 0 ? c.crashes : 0);
+  for (uint64_t i = 0; i < signatures.size(); i++) {
+    const std::string& sig = signatures[i];
     const std::string input = "crash input " + std::to_string(i);
     controller::CrashRequest crash{
         NodeId(1 + i % c.nodes),
@@ -214,7 +221,7 @@ int Run(const Config& c) {
     controller::PutReportRequest put{
         c.campaign,
         night,
-        {{"report.json", ReportJson(c, k, night)}, {"report.md", ReportMd(c, night)}}};
+        {{"report.json", ReportJson(c, k, night, signatures)}, {"report.md", ReportMd(c, night)}}};
     if (!Call<controller::ReportStoredReply>(client, put, "put report")) return 1;
   }
   std::printf("dashboard_fill: %llu nights of reports put in %llu ms\n",

@@ -220,7 +220,7 @@ ops::HttpReply DashboardApi::Crashes(const std::string& name, const std::string&
     list.truncated = true;
   }
   nlohmann::json json = CrashesJson(name, list.crashes);
-  const nlohmann::json ledger = NightlyLedger(name);
+  const nlohmann::json* ledger = NightlyLedger(name);
   for (nlohmann::json& crash : json["crashes"]) AddNightly(ledger, crash);
   json["next"] = list.truncated && !list.crashes.empty() ? list.crashes.back().signature : "";
   return Json(json);
@@ -246,18 +246,18 @@ ops::HttpReply DashboardApi::Crash(const std::string& name, const std::string& s
   return Json(json);
 }
 
-nlohmann::json DashboardApi::NightlyLedger(const std::string& name) {
-  Result<nlohmann::json> ledger = nights_.Ledger(name);
+const nlohmann::json* DashboardApi::NightlyLedger(const std::string& name) {
+  Result<const nlohmann::json*> ledger = nights_.Ledger(name);
   // A storage error: the crashes are shown without the nightly's word.
-  return ledger.ok() && ledger->is_object() ? std::move(ledger).value() : nlohmann::json::object();
+  return ledger.ok() ? ledger.value() : nullptr;
 }
 
-void DashboardApi::AddNightly(const nlohmann::json& ledger, nlohmann::json& crash) {
-  if (!crash.is_object()) return;
+void DashboardApi::AddNightly(const nlohmann::json* ledger, nlohmann::json& crash) {
+  if (ledger == nullptr || !ledger->is_object() || !crash.is_object()) return;
   auto sig = crash.find("signature");
   if (sig == crash.end() || !sig->is_string()) return;
-  auto it = ledger.find(sig->get<std::string>());
-  if (it != ledger.end()) crash["nightly"] = *it;
+  auto it = ledger->find(sig->get<std::string>());
+  if (it != ledger->end()) crash["nightly"] = *it;
 }
 
 ops::HttpReply DashboardApi::Nights(const std::string& name) {

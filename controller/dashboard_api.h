@@ -54,10 +54,11 @@ class DashboardApi {
   ops::HttpReply Crashes(const std::string& name, const std::string& after, size_t limit);
   ops::HttpReply Crash(const std::string& name, const std::string& signature, bool reproducer);
   ops::HttpReply Nights(const std::string& name);
-  // The campaign's newest nightly ledger (NightSummaries::Ledger), or {} when unreadable.
-  nlohmann::json NightlyLedger(const std::string& name);
+  // The campaign's newest nightly ledger (NightSummaries::Ledger), null when unreadable;
+  // valid until nights_ is asked again.
+  const nlohmann::json* NightlyLedger(const std::string& name);
   // The ledger's word on `crash`, if it has one, as crash["nightly"].
-  static void AddNightly(const nlohmann::json& ledger, nlohmann::json& crash);
+  static void AddNightly(const nlohmann::json* ledger, nlohmann::json& crash);
   ops::HttpReply Night(const std::string& name, const std::string& night);
 
   RequestHandler* handler_;

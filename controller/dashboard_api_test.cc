@@ -188,7 +188,9 @@ TEST_F(DashboardApiTest, NightsAreSummarizedFromTheirReportsWhateverTheyHold) {
       "fuzzing": {"executions": 123, "nodes": 2, "elapsed_s": 10},
       "coverage": {"branches": {"covered": 13, "count": 14, "percent": 92.9}},
       "ledger": [{"signature": "0123456789abcdef", "kind": "SEGV", "fixed": true,
-                  "fixed_build": "b1", "fixed_night": "2026-11-01"}, {"fixed": 3}, 7]})";
+                  "fixed_build": "b1", "fixed_night": "2026-11-01"}, {"fixed": 3}, 7,
+                 {"signature": ""}, {"signature": "1111111111111111", "fixed": "yes",
+                  "fixed_build": 5, "first_night": ""}]})";
   const std::string wrong_types = R"({"verdict": 5, "new_crashes": "x", "fuzzing": [],
       "coverage": {"branches": {"covered": "many", "count": 14}}})";
   const std::vector<std::pair<std::string, std::string>> nights = {
@@ -225,6 +227,18 @@ TEST_F(DashboardApiTest, NightsAreSummarizedFromTheirReportsWhateverTheyHold) {
   EXPECT_EQ(crashes["crashes"][0]["nightly"]["fixed_build"], "b1");
   EXPECT_EQ(AskJson(std::string("/api/campaigns/json/crashes/") + kSignature)["nightly"]["state"],
             "fixed");
+  // An entry with wrong types: open (fixed is not true), its fields of the wrong type or
+  // empty left out; a crash the ledger lacks has no word.
+  CrashRequest other{"node-b", "1111111111111111", "SEGV", {1}, "==1==ERROR: other", false};
+  ASSERT_TRUE(node_b_->Call<CrashReply>(other, kTimeoutMs).ok());
+  CrashRequest unknown{"node-b", "2222222222222222", "SEGV", {2}, "==1==ERROR: third", false};
+  ASSERT_TRUE(node_b_->Call<CrashReply>(unknown, kTimeoutMs).ok());
+  nlohmann::json all = AskJson("/api/campaigns/json/crashes")["crashes"];
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[1]["nightly"]["state"], "open");
+  EXPECT_FALSE(all[1]["nightly"].contains("fixed_build"));
+  EXPECT_FALSE(all[1]["nightly"].contains("first_night"));
+  EXPECT_FALSE(all[2].contains("nightly"));
   EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-10-31").status, 404);
   EXPECT_EQ(Ask("/api/campaigns/json/nights/2026-13-01").status, 400);
   EXPECT_EQ(Ask("/api/campaigns/json/nights/latest").status, 400);

@@ -1,6 +1,7 @@
 #include "controller/night_summaries.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace pollen::controller {
 namespace {
@@ -21,6 +22,7 @@ void CopyIf(const json& j, const char* key, json& out, Keep keep) {
 }
 
 bool IsString(const json& v) { return v.is_string(); }
+bool IsText(const json& v) { return v.is_string() && !v.get_ref<const std::string&>().empty(); }
 bool IsInteger(const json& v) { return v.is_number_integer(); }
 bool IsNumber(const json& v) { return v.is_number(); }
 
@@ -44,8 +46,11 @@ json CoverageOf(const json& totals, const char* kind) {
 }  // namespace
 
 json SummarizeNight(const std::string& night, std::string_view report_json) {
+  return SummarizeParsedNight(night, json::parse(report_json, nullptr, /*allow_exceptions=*/false));
+}
+
+json SummarizeParsedNight(const std::string& night, const json& report) {
   json line = {{"night", night}};
-  json report = json::parse(report_json, nullptr, /*allow_exceptions=*/false);
   if (!report.is_object()) {
     line["error"] = "its report.json is not a JSON object";
     return line;
@@ -74,21 +79,24 @@ json SummarizeNight(const std::string& night, std::string_view report_json) {
   return line;
 }
 
-json NightSummaries::LedgerOf(const std::string& night, std::string_view report_json) {
-  json report = json::parse(report_json, nullptr, /*allow_exceptions=*/false);
+json NightSummaries::LedgerOf(const std::string& night, const json& report) {
   const json* ledger = Field(report, "ledger");
   if (ledger == nullptr || !ledger->is_array()) return nullptr;
   json by_signature = json::object();
   for (const json& entry : *ledger) {
     const json* signature = Field(entry, "signature");
-    if (signature == nullptr || !signature->is_string() || signature->empty()) continue;
+    if (signature == nullptr || !signature->is_string() ||
+        signature->get_ref<const std::string&>().empty()) {
+      continue;
+    }
     const json* fixed = Field(entry, "fixed");
     json line = {
         {"state", fixed != nullptr && fixed->is_boolean() && fixed->get<bool>() ? "fixed" : "open"},
         {"night", night}};
-    CopyIf(entry, "first_night", line, IsString);
-    CopyIf(entry, "fixed_build", line, IsString);
-    CopyIf(entry, "fixed_night", line, IsString);
+    // An empty string is what the ledger writes for "none": left out.
+    CopyIf(entry, "first_night", line, IsText);
+    CopyIf(entry, "fixed_build", line, IsText);
+    CopyIf(entry, "fixed_night", line, IsText);
     by_signature[signature->get<std::string>()] = std::move(line);
   }
   return by_signature;
@@ -104,15 +112,22 @@ Result<NightSummaries::Kept*> NightSummaries::Fresh(const std::string& campaign)
   auto files = store_->FileOfEachNight(campaign, "report.json");
   if (!files.ok()) return files.status();
   Kept kept{generation, ++uses_, json::array(), json::object()};
-  for (const auto& [night, text] : files.value())
-    kept.nights.push_back(SummarizeNight(night, text));
-  // The newest night with a ledger (a night's report may be one the nightly could not finish).
+  // Each report parsed once; the ledger is the newest night's that has one (a night's report
+  // may be one the nightly could not finish).
+  std::vector<json> newest_first;
+  bool have_ledger = false;
   for (auto f = files->rbegin(); f != files->rend(); ++f) {
-    json ledger = LedgerOf(f->first, f->second);
+    const json report = json::parse(f->second, nullptr, /*allow_exceptions=*/false);
+    newest_first.push_back(SummarizeParsedNight(f->first, report));
+    if (have_ledger) continue;
+    json ledger = LedgerOf(f->first, report);
     if (ledger.is_object()) {
       kept.ledger = std::move(ledger);
-      break;
+      have_ledger = true;
     }
+  }
+  for (auto n = newest_first.rbegin(); n != newest_first.rend(); ++n) {
+    kept.nights.push_back(std::move(*n));
   }
   if (it == kept_.end() && kept_.size() >= kMaxCampaigns) {
     kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) {
@@ -130,10 +145,10 @@ Result<json> NightSummaries::Of(const std::string& campaign) {
   return kept.value()->nights;
 }
 
-Result<json> NightSummaries::Ledger(const std::string& campaign) {
+Result<const json*> NightSummaries::Ledger(const std::string& campaign) {
   Result<Kept*> kept = Fresh(campaign);
   if (!kept.ok()) return kept.status();
-  return kept.value()->ledger;
+  return &kept.value()->ledger;
 }
 
 }  // namespace pollen::controller

@@ -25,6 +25,8 @@ namespace pollen::controller {
 // coverage {lines, branches, functions, regions: {covered, count, percent}} for those the
 // report has. "error" says why a report.json could not be read; what could be is kept.
 nlohmann::json SummarizeNight(const std::string& night, std::string_view report_json);
+// The same of a report already parsed (a discarded value when it was not JSON).
+nlohmann::json SummarizeParsedNight(const std::string& night, const nlohmann::json& report);
 
 class NightSummaries {
  public:
@@ -39,13 +41,14 @@ class NightSummaries {
   Result<nlohmann::json> Of(const std::string& campaign);
 
   // What the nightly last said of each crash: the crash ledger of the newest night whose
-  // report has one, as an object by signature of {state: "open" or "fixed", night (that
-  // report's), first_night, fixed_build, fixed_night}; empty when no night has a ledger.
-  // Errors: storage.
-  Result<nlohmann::json> Ledger(const std::string& campaign);
+  // report has one, as an object by signature of {state: "open" (not found fixed) or
+  // "fixed", night (that report's), first_night, fixed_build, fixed_night (each left out
+  // when the ledger has none)}; empty when no night has a ledger. Not a copy: valid until
+  // the next call of Of() or Ledger(). Errors: storage.
+  Result<const nlohmann::json*> Ledger(const std::string& campaign);
 
-  // The ledger of one report.json, as Ledger() gives it; null when it has none.
-  static nlohmann::json LedgerOf(const std::string& night, std::string_view report_json);
+  // The ledger of one parsed report.json, as Ledger() gives it; null when it has none.
+  static nlohmann::json LedgerOf(const std::string& night, const nlohmann::json& report);
 
  private:
   struct Kept {
@@ -54,7 +57,8 @@ class NightSummaries {
     nlohmann::json nights;
     nlohmann::json ledger;
   };
-  // The campaign's entry, read again if the store changed since. Errors: storage.
+  // The campaign's entry, read again if the store changed since; valid until the next
+  // call (which may evict it). Errors: storage.
   Result<Kept*> Fresh(const std::string& campaign);
   const ReportStore* store_;
   std::map<std::string, Kept> kept_;
