@@ -104,11 +104,26 @@ TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
 }
 
 // By default (--use-value-profile=auto) the profile is off until no new edge has come for
-// 5 s (node/value_profile_switch.h): puzzle_total's running total stops plain coverage at its
-// gate, the profile turns on, and its distance ladder leads to the bug. The switch follows
-// wall time, so the bound is one of time, not of runs: at 7.6 M exec/s, 40 M runs were over
-// before the profile had been on for a second.
-TEST(ValueProfileTest, AutoTurnsOnWhenEdgesStopAndSolvesARunningTotal) {
+// 5 s (node/value_profile_switch.h). no_bug's few edges are all found in the first second,
+// so in an 8-second run the switch must turn the profile on.
+TEST(ValueProfileTest, AutoTurnsOnWhenEdgesStop) {
+  CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1",
+                                   "--seed=7", "--time=8", "--workdir=" + MakeTempDir()},
+                                  600);
+  ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
+  EXPECT_EQ(fuzz.exit_code, 0) << fuzz.output;
+  EXPECT_THAT(fuzz.output, ::testing::ContainsRegex(
+                               "value profile on for [0-9]+ s \\([1-9][0-9]* times turned on\\)"))
+      << fuzz.output;
+}
+
+// On auto, puzzle_total's running total is solved: usually the plain edges stop at its gate
+// and the profile's distance ladder leads to the bug, but the order of the mutants depends on
+// wall time (the switch, the minimizer's budget), and on a CI machine seed 7 once got there in
+// 0.6 s before the profile was ever on (2026-11-27). So this asserts the find, and the test
+// above asserts the switch. The bound is one of time, not of runs: at 7.6 M exec/s, 40 M runs
+// were over before the profile had been on for a second.
+TEST(ValueProfileTest, AutoSolvesARunningTotal) {
   std::string dir = MakeTempDir();
   CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=7",
                                    "--time=120", "--workdir=" + dir, "--minimize-time=5"},
@@ -116,8 +131,6 @@ TEST(ValueProfileTest, AutoTurnsOnWhenEdgesStopAndSolvesARunningTotal) {
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
   EXPECT_EQ(ArtifactInputs(dir + "/crashes", "crash").size(), 1u) << fuzz.output;
-  EXPECT_THAT(fuzz.output, ::testing::ContainsRegex("value profile on for [0-9]+ s \\([1-9][0-9]* times turned on\\)"))
-      << fuzz.output;
 }
 
 // ipsum's executions to the bug vary widely with the seed: 0.7, 1.2, 3.7, 4.0, 6.2, 13.2 and
