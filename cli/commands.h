@@ -9,6 +9,7 @@ namespace pollen::cli {
 int FuzzCommand(int argc, char** argv);
 int ReproCommand(int argc, char** argv);
 int MinimizeCommand(int argc, char** argv);
+int LibFuzzerCommand(int argc, char** argv);
 int CorpusCommand(int argc, char** argv);
 int BrokerCommand(int argc, char** argv);
 int KeygenCommand(int argc, char** argv);

@@ -15,6 +15,27 @@
 #include "node/interrupt.h"
 
 namespace pollen::cli {
+namespace {
+
+void PrintSummary(const node::FuzzSummary& s, const std::string& workdir) {
+  std::fprintf(stderr,
+               "\n== pollen summary: %s ==\n"
+               "  executions:   %lu in %.1f s (%.0f exec/s)\n"
+               "  coverage:     %zu edges, %zu features\n"
+               "  corpus:       %zu entries, %lu bytes (stored in %s/corpus)\n"
+               "  failures:     %lu\n",
+               s.stopped       ? "stopped"
+               : s.interrupted ? (node::Terminated() ? "stopped (SIGTERM)" : "interrupted")
+               : s.failures    ? "failure found"
+                               : "done",
+               static_cast<unsigned long>(s.executions), s.seconds,
+               s.seconds > 0 ? static_cast<double>(s.executions) / s.seconds : 0.0, s.edges,
+               s.features, s.corpus_entries, static_cast<unsigned long>(s.corpus_bytes),
+               workdir.c_str(), static_cast<unsigned long>(s.failures));
+  for (const auto& a : s.artifacts) std::fprintf(stderr, "  artifact:     %s\n", a.c_str());
+}
+
+}  // namespace
 
 void AddFuzzFlags(FlagParser& parser, node::FuzzOptions* options) {
 #define POLLEN_ADD_FLAG(type, name, def, help) parser.Add(#name, &options->name, help);
@@ -105,21 +126,8 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
     return kExitUsage;
   }
   const node::FuzzSummary& s = summary.value();
-  std::fprintf(stderr,
-               "\n== pollen summary: %s ==\n"
-               "  executions:   %lu in %.1f s (%.0f exec/s)\n"
-               "  coverage:     %zu edges, %zu features\n"
-               "  corpus:       %zu entries, %lu bytes (stored in %s/corpus)\n"
-               "  failures:     %lu\n",
-               s.stopped       ? "stopped"
-               : s.interrupted ? (node::Terminated() ? "stopped (SIGTERM)" : "interrupted")
-               : s.failures    ? "failure found"
-                               : "done",
-               static_cast<unsigned long>(s.executions), s.seconds,
-               s.seconds > 0 ? static_cast<double>(s.executions) / s.seconds : 0.0, s.edges, s.features,
-               s.corpus_entries, static_cast<unsigned long>(s.corpus_bytes), options.workdir.c_str(),
-               static_cast<unsigned long>(s.failures));
-  for (const auto& a : s.artifacts) std::fprintf(stderr, "  artifact:     %s\n", a.c_str());
+  // pollen libfuzzer prints libFuzzer's closing lines instead (its work directory is temporary).
+  if (!options.libfuzzer_output) PrintSummary(s, options.workdir);
   if (!s.learned_dictionary.empty()) {
     // libFuzzer's block, which scripts know; the words are kept in the work directory too.
     std::fprintf(stderr, "###### Recommended dictionary. ######\n%s###### End of recommended dictionary. ######\n",

@@ -19,6 +19,8 @@ const char kUsage[] =
     "  node TARGET [CORPUS_DIR...]   fuzz as a node of a cluster: share finds through a broker\n"
     "  repro TARGET FILE...          run inputs once and report failures with their stacks\n"
     "  minimize TARGET FILE          shrink a failing input\n"
+    "  libfuzzer TARGET [ARGS]       a libFuzzer command line (-max_total_time=60 dir/ ...),\n"
+    "                                run by Pollen: what a target does when asked to fuzz\n"
     "  corpus SUBCOMMAND STORE ...   inspect a corpus store (stats, ls) and maintain it\n"
     "                                (import, export, merge, compact)\n"
     "  broker --listen=ADDR ...      relay inputs and coverage between cluster nodes\n"
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   if (command == "fuzz") return pollen::cli::FuzzCommand(argc - 2, argv + 2);
   if (command == "repro") return pollen::cli::ReproCommand(argc - 2, argv + 2);
   if (command == "minimize") return pollen::cli::MinimizeCommand(argc - 2, argv + 2);
+  if (command == "libfuzzer") return pollen::cli::LibFuzzerCommand(argc - 2, argv + 2);
   if (command == "corpus") return pollen::cli::CorpusCommand(argc - 2, argv + 2);
   if (command == "broker") return pollen::cli::BrokerCommand(argc - 2, argv + 2);
   if (command == "keygen") return pollen::cli::KeygenCommand(argc - 2, argv + 2);

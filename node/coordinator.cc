@@ -97,11 +97,30 @@ void Coordinator::PrintStatus(const char* event) {
   uint64_t runs = TotalRuns();
   uint64_t rss = 0;
   for (const auto& s : slots_) rss = std::max(rss, s->max_rss_mb);
+  if (options_.libfuzzer_output) {
+    PrintLibFuzzerStatus(event, runs, static_cast<uint64_t>(static_cast<double>(runs) / secs), rss);
+    return;
+  }
   spdlog::info("#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s{}",
                runs, event, static_cast<uint64_t>(static_cast<double>(runs) / secs),
                coverage_->edges(), coverage_->features(), corpus_->size(),
                HumanBytes(corpus_->total_bytes()), summary_.failures, rss,
                static_cast<uint64_t>(secs), observer_ != nullptr ? observer_->StatusFields() : "");
+}
+
+// libFuzzer's "#N\tNEW    cov: ... ft: ... corp: N/SIZE exec/s: ... rss: ...Mb", which
+// scripts parse. Seeds are not announced one by one (libFuzzer announces INITED), and a
+// peer's input is NEW.
+void Coordinator::PrintLibFuzzerStatus(const char* event, uint64_t runs, uint64_t per_second,
+                                       uint64_t rss) {
+  std::string name = event;
+  if (name == "SEED") return;
+  if (name == "PEER") name = "NEW";
+  name.resize(std::max<size_t>(name.size(), 6), ' ');
+  std::fprintf(stderr, "#%lu\t%s cov: %zu ft: %zu corp: %zu/%s exec/s: %lu rss: %luMb\n",
+               static_cast<unsigned long>(runs), name.c_str(), coverage_->edges(),
+               coverage_->features(), corpus_->size(), HumanBytes(corpus_->total_bytes()).c_str(),
+               static_cast<unsigned long>(per_second), static_cast<unsigned long>(rss));
 }
 
 Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,

@@ -120,6 +120,7 @@ class Coordinator : public CorpusFeed {
   void ReduceEntry(size_t entry, const uint8_t* data, size_t size, const uint32_t* features,
                    size_t n);
   void PrintStatus(const char* event);
+  void PrintLibFuzzerStatus(const char* event, uint64_t runs, uint64_t per_second, uint64_t rss);
   uint64_t TotalRuns() const;
   bool ShouldStop() const;
   // Runs a new input of this size may spend being minimized (0: keep it as it is), so that

@@ -68,7 +68,7 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
   std::fprintf(stderr, "%s\n", failure.report.c_str());
   std::vector<uint8_t> saved = input;
   Failure saved_failure = failure;
-  if (!Interrupted()) {
+  if (!Interrupted() && options_.minimize_time > 0) {
     spdlog::info("minimizing the {}-byte input (at most {} s)...", input.size(),
                  options_.minimize_time);
     CrashMinimizeResult r = MinimizeFailure(*launcher_, input, failure, options_.minimize_time);
@@ -83,8 +83,11 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
   if (!path.ok()) {
     spdlog::error("{}", path.status().message());
   } else {
-    spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro {} {}", path.value(),
-                 saved.size(), options_.target, path.value());
+    // pollen libfuzzer's observer says where its own copy went; the work directory is temporary.
+    if (!options_.libfuzzer_output) {
+      spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro {} {}", path.value(),
+                   saved.size(), options_.target, path.value());
+    }
     summary_.artifacts.push_back(path.value());
   }
   if (observer_ != nullptr) observer_->OnNewFailure(saved_failure, saved);

@@ -36,7 +36,8 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")  \
   X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")               \
   X(uint32_t, status_every, 3, "seconds between status lines")                                 \
-  X(uint32_t, minimize_time, 30, "seconds spent minimizing one failing input")                 \
+  X(uint32_t, minimize_time, 30,                                                               \
+    "seconds spent minimizing one failing input; 0 = keep it as it failed")                    \
   X(uint32_t, minimize_share, 25,                                                              \
     "percent of the fuzzing's cost (executions weighted by input size) that minimizing new "   \
     "inputs may cost; a find beyond it joins the corpus as it was found; 0 = never minimize")  \
@@ -65,6 +66,7 @@ struct FuzzOptions {
 
   std::string target;                     // path of the target binary
   std::vector<std::string> corpus_dirs;   // seed directories (read; new entries not written)
+  bool libfuzzer_output = false;          // status lines in libFuzzer's shape (pollen libfuzzer)
 };
 
 // The number of workers `options` asks for: --workers, or one per online CPU when it is 0.

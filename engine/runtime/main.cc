@@ -1,12 +1,20 @@
 // main() of every Pollen target.
 //
 // Started by the coordinator (POLLEN_WORKER_FDS set), the target serves as a worker.
-// Started by hand, it behaves like a libFuzzer binary given files: it runs each file, or
-// each file of each directory, once, so that `./target crash-…` reproduces a crash even
-// without pollen at hand. Flags in libFuzzer's -name=value form are accepted and ignored.
+// Started by hand, it behaves like a libFuzzer binary:
+//   - given only files, it runs each once (-runs=N: N times) in this process, so that
+//     `./target crash-…` reproduces a crash even without pollen at hand;
+//   - given directories, or no path at all, or -merge=1, -minimize_crash=1 or -help=1, it
+//     execs `pollen libfuzzer SELF ARGS...` (cli/libfuzzer_command.cc), which fuzzes with
+//     libFuzzer's flags and output. `pollen` is $POLLEN, else the one beside this binary,
+//     else the one on PATH. A target cannot carry the coordinator itself: it needs RocksDB
+//     and ZeroMQ, which a target does not link (docs/decisions.md, issue 17).
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,22 +71,96 @@ void CollectFiles(const std::string& path, std::vector<std::string>* files) {
   closedir(dir);
 }
 
+bool IsDirectory(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A flag -name=VALUE whose value is not 0.
+bool FlagOn(const char* arg, const char* name) {
+  size_t n = std::strlen(name);
+  return arg[0] == '-' && std::strncmp(arg + 1, name, n) == 0 && arg[n + 1] == '=' &&
+         std::strcmp(arg + n + 2, "0") != 0;
+}
+
+// Whether libFuzzer would fuzz (or merge, minimize, print its help) rather than run the
+// arguments as files: the rule of LibFuzzerRun (cli/libfuzzer_flags.h).
+bool AsksForPollen(int argc, char** argv) {
+  if (std::getenv("POLLEN_LIBFUZZER_RUN") != nullptr) return false;  // pollen sent us the files
+  bool any_path = false;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    if (a[0] == '-' && a[1] != '\0') {
+      if (FlagOn(a, "ignore_remaining_args")) break;
+      if (FlagOn(a, "help") || FlagOn(a, "merge") || FlagOn(a, "set_cover_merge") ||
+          FlagOn(a, "minimize_crash")) {
+        return true;
+      }
+      continue;
+    }
+    any_path = true;
+    if (IsDirectory(a)) return true;
+  }
+  return !any_path;
+}
+
+// Replaces this process with `pollen libfuzzer SELF ARGS...`; returns only on failure.
+int ExecPollen(int argc, char** argv) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "ERROR: cannot find this program's path: %s\n", std::strerror(errno));
+    return 1;
+  }
+  self[n] = '\0';
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>("pollen"));
+  args.push_back(const_cast<char*>("libfuzzer"));
+  args.push_back(self);
+  for (int i = 1; i < argc; i++) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  const char* from_env = std::getenv("POLLEN");
+  if (from_env != nullptr && *from_env != '\0') {
+    execv(from_env, args.data());
+    std::fprintf(stderr, "ERROR: cannot run $POLLEN (%s): %s\n", from_env, std::strerror(errno));
+    return 1;
+  }
+  std::string beside(self);
+  beside = beside.substr(0, beside.rfind('/') + 1) + "pollen";
+  if (access(beside.c_str(), X_OK) == 0) execv(beside.c_str(), args.data());
+  execvp("pollen", args.data());
+  std::fprintf(
+      stderr,
+      "ERROR: %s is a Pollen fuzz target; it fuzzes through the `pollen` program, which is not\n"
+      "on PATH nor beside it. Install Pollen, or set POLLEN=/path/to/pollen.\n"
+      "To run inputs once without pollen: %s FILE...\n",
+      argv[0], argv[0]);
+  return 1;
+}
+
+// -runs=N for files: each runs N times (libFuzzer's reproduction mode); 1 when absent.
+long RunsPerInput(int argc, char** argv) {
+  long runs = 1;
+  for (int i = 1; i < argc; i++) {
+    if (std::strncmp(argv[i], "-runs=", 6) == 0) runs = std::strtol(argv[i] + 6, nullptr, 10);
+  }
+  return runs < 1 ? 1 : runs;
+}
+
 int RunStandalone(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; i++) {
-    if (argv[i][0] == '-') continue;  // libFuzzer-style flags: nothing to do here
+    if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      if (FlagOn(argv[i], "ignore_remaining_args")) break;
+      continue;  // libFuzzer-style flags: nothing to do here
+    }
     CollectFiles(argv[i], &files);
   }
-  if (files.empty()) {
-    std::fprintf(stderr,
-                 "%s is a Pollen fuzz target.\n"
-                 "  fuzz it:         pollen fuzz %s [CORPUS_DIR...]\n"
-                 "  run inputs:      %s FILE_OR_DIR...\n",
-                 argv[0], argv[0], argv[0]);
-    return 1;
-  }
+  const long runs = RunsPerInput(argc, argv);
   pollen::runtime::InstallCrashHandlers(nullptr);
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
+  std::fprintf(stderr, "INFO: Pollen runtime: running %zu inputs %ld time(s) each.\n", files.size(),
+               runs);
   std::vector<uint8_t> data;
   for (const std::string& f : files) {
     if (!ReadFile(f, &data)) {
@@ -86,15 +168,25 @@ int RunStandalone(int argc, char** argv) {
       return 1;
     }
     std::fprintf(stderr, "Running: %s (%zu bytes)\n", f.c_str(), data.size());
-    // A copy of exactly the input's size, so a sanitizer sees reads past its end.
-    uint8_t* copy = new uint8_t[data.size() ? data.size() : 1];
-    if (!data.empty()) std::memcpy(copy, data.data(), data.size());
-    pollen::runtime::GetSancovState().in_target = true;
-    LLVMFuzzerTestOneInput(copy, data.size());
-    pollen::runtime::GetSancovState().in_target = false;
-    delete[] copy;
-    std::fprintf(stderr, "Executed %s\n", f.c_str());
+    auto start = std::chrono::steady_clock::now();
+    for (long r = 0; r < runs; r++) {
+      // A copy of exactly the input's size, so a sanitizer sees reads past its end.
+      uint8_t* copy = new uint8_t[data.size() ? data.size() : 1];
+      if (!data.empty()) std::memcpy(copy, data.data(), data.size());
+      pollen::runtime::GetSancovState().in_target = true;
+      LLVMFuzzerTestOneInput(copy, data.size());
+      pollen::runtime::GetSancovState().in_target = false;
+      delete[] copy;
+    }
+    long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count());
+    std::fprintf(stderr, "Executed %s in %ld ms\n", f.c_str(), ms);
   }
+  std::fprintf(stderr,
+               "***\n*** NOTE: fuzzing was not performed, you have only\n***       executed the "
+               "target code on a "
+               "fixed set of inputs.\n***\n");
   return 0;
 }
 
@@ -104,5 +196,6 @@ int main(int argc, char** argv) {
   if (std::getenv(pollen::engine::kEnvWorkerFds) != nullptr) {
     return pollen::runtime::RunWorkerMode(LLVMFuzzerTestOneInput, &argc, &argv);
   }
+  if (AsksForPollen(argc, argv)) return ExecPollen(argc, argv);
   return RunStandalone(argc, argv);
 }

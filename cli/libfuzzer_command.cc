@@ -1,0 +1,146 @@
+// pollen libfuzzer TARGET [libFuzzer flags] [dirs|files]: a libFuzzer command line run by
+// Pollen. A target linked with libpollen_fuzzer.a execs this when it is asked to fuzz
+// (engine/runtime/main.cc), so `./fuzzer -max_total_time=60 corpus/` works as with libFuzzer.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "base/sha1.h"
+#include "cli/commands.h"
+#include "cli/fuzz_session.h"
+#include "cli/libfuzzer_flags.h"
+#include "cli/libfuzzer_observer.h"
+#include "cli/target_setup.h"
+#include "node/artifacts.h"
+#include "storage/corpus_formats.h"
+
+namespace pollen::cli {
+namespace {
+
+const char kUsage[] =
+    "Usage: pollen libfuzzer TARGET [-flag=value...] [DIR... | FILE...]\n"
+    "\n"
+    "Runs a libFuzzer command line with Pollen: TARGET -help=1 lists the flags. A target\n"
+    "linked with libpollen_fuzzer.a runs this itself when given directories or no path.\n";
+
+// The SHA-1s of the inputs in `dirs` (unreadable files are left to the session to report).
+std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs, size_t* count) {
+  std::unordered_set<std::string> hashes;
+  for (const std::string& dir : dirs) {
+    Status ignored = storage::ReadCorpusDir(
+        dir, storage::CorpusFormat::kLibFuzzer, [&](std::string_view, std::vector<uint8_t> data) {
+          hashes.insert(base::Sha1Hex(data.data(), data.size()));
+          ++*count;
+          return Status::Ok();
+        });
+    (void)ignored;
+  }
+  return hashes;
+}
+
+// Runs the files once each in the target itself, which does that when none is a directory.
+int RunInputs(const std::string& target, int argc, char** argv) {
+  std::vector<char*> args{const_cast<char*>(target.c_str())};
+  for (int i = 1; i < argc; i++) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  setenv("POLLEN_LIBFUZZER_RUN", "1", 1);  // the target must not hand them back to us
+  execv(target.c_str(), args.data());
+  std::fprintf(stderr, "ERROR: cannot run %s: %s\n", target.c_str(), std::strerror(errno));
+  return kExitUsage;
+}
+
+int Minimize(const LibFuzzerRun& run) {
+  const std::string& input = run.inputs[0];
+  std::string output = run.exact_artifact_path;
+  if (output.empty()) {
+    auto data = node::ReadWholeFile(input);
+    if (!data.ok()) return UsageError(data.status().message());
+    output = run.artifact_prefix + "minimized-from-" +
+             base::Sha1Hex(data.value().data(), data.value().size());
+  }
+  std::vector<std::string> args{
+      run.options.target,
+      input,
+      "--output=" + output,
+      "--timeout=" + std::to_string(run.options.timeout),
+      "--rss-limit-mb=" + std::to_string(run.options.rss_limit_mb),
+      "--minimize-time=" + std::to_string(run.options.time ? run.options.time : 60)};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return MinimizeCommand(static_cast<int>(argv.size()), argv.data());
+}
+
+}  // namespace
+
+int LibFuzzerCommand(int argc, char** argv) {
+  if (argc < 1 || std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h") {
+    std::printf("%s", kUsage);
+    return argc < 1 ? kExitUsage : kExitOk;
+  }
+  const std::string target = argv[0];
+  auto parsed = ParseLibFuzzerArgs(target, std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "ERROR: %s\n", parsed.status().message().c_str());
+    return kExitFailureFound;  // libFuzzer exits 1 on a bad command line
+  }
+  LibFuzzerRun& run = parsed.value();
+  for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  switch (run.mode) {
+    case LibFuzzerRun::Mode::kHelp:
+      std::fprintf(stderr, "%s", LibFuzzerHelp().c_str());
+      return kExitOk;
+    case LibFuzzerRun::Mode::kRunInputs:
+      return RunInputs(target, argc, argv);
+    case LibFuzzerRun::Mode::kMinimizeCrash:
+      return Minimize(run);
+    case LibFuzzerRun::Mode::kMerge:
+      std::fprintf(stderr,
+                   "ERROR: -merge=1 is not supported by Pollen's libFuzzer mode yet; use\n"
+                   "  pollen corpus merge STORE DIR... --target=%s\n",
+                   target.c_str());
+      return kExitFailureFound;
+    case LibFuzzerRun::Mode::kFuzz:
+      break;
+  }
+
+  size_t seeds = 0;
+  std::unordered_set<std::string> known = HashesOf(run.options.corpus_dirs, &seeds);
+  if (run.seeds_only) run.options.runs = std::max<uint64_t>(1, seeds);
+  run.options.libfuzzer_output = true;
+  // libFuzzer writes everything to stderr, and scripts read it there.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("libfuzzer"));
+  spdlog::set_pattern("%^%l%$: %v");
+  // libFuzzer keeps nothing between runs but the output corpus: the store is temporary.
+  std::string workdir_template =
+      (std::getenv("TMPDIR") != nullptr && *std::getenv("TMPDIR") ? std::getenv("TMPDIR")
+                                                                  : "/tmp") +
+      std::string("/pollen-libfuzzer-XXXXXX");
+  if (mkdtemp(workdir_template.data()) == nullptr) {
+    std::fprintf(stderr, "ERROR: cannot make a work directory %s: %s\n", workdir_template.c_str(),
+                 std::strerror(errno));
+    return kExitUsage;
+  }
+  run.options.workdir = workdir_template;
+
+  LibFuzzerOutcome outcome;
+  int code =
+      RunFuzzSession("libfuzzer", run.options,
+                     [&](const SessionInfo&) -> Result<std::unique_ptr<node::CoordinatorObserver>> {
+                       return std::unique_ptr<node::CoordinatorObserver>(
+                           std::make_unique<LibFuzzerObserver>(run, std::move(known), &outcome));
+                     });
+  std::error_code ec;
+  std::filesystem::remove_all(run.options.workdir, ec);
+  if (!outcome.started) return code;  // the session stopped before fuzzing: it said why
+  std::fprintf(stderr, "%s", LibFuzzerFinalLines(run, outcome).c_str());
+  return LibFuzzerExitCode(run, outcome, code);
+}
+
+}  // namespace pollen::cli
