@@ -101,17 +101,28 @@ int LibFuzzerCommand(int argc, char** argv) {
     case LibFuzzerRun::Mode::kMinimizeCrash:
       return Minimize(run);
     case LibFuzzerRun::Mode::kMerge:
-      std::fprintf(stderr,
-                   "ERROR: -merge=1 is not supported by Pollen's libFuzzer mode yet; use\n"
-                   "  pollen corpus merge STORE DIR... --target=%s\n",
-                   target.c_str());
-      return kExitFailureFound;
     case LibFuzzerRun::Mode::kFuzz:
       break;
   }
 
   size_t seeds = 0;
-  std::unordered_set<std::string> known = HashesOf(run.options.corpus_dirs, &seeds);
+  const bool merge = run.mode == LibFuzzerRun::Mode::kMerge;
+  // A merge is a session that runs the seeds and stops: the first directory's inputs run
+  // first and are known, and what the others add to its coverage is written into it, as
+  // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
+  std::unordered_set<std::string> known = HashesOf(
+      merge ? std::vector<std::string>{run.output_corpus} : run.options.corpus_dirs, &seeds);
+  std::optional<std::unordered_set<std::string>> merged_in;
+  if (merge) {
+    merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,
+                                                  run.options.corpus_dirs.end()),
+                         &seeds);
+    run.seeds_only = true;
+    run.options.keep_going = true;
+    run.options.minimize_share = 0;
+    run.options.reduce_inputs = false;
+    run.options.time = 0;
+  }
   if (run.seeds_only) run.options.runs = std::max<uint64_t>(1, seeds);
   run.options.libfuzzer_output = true;
   // libFuzzer writes everything to stderr, and scripts read it there.
@@ -130,15 +141,21 @@ int LibFuzzerCommand(int argc, char** argv) {
   run.options.workdir = workdir_template;
 
   LibFuzzerOutcome outcome;
-  int code =
-      RunFuzzSession("libfuzzer", run.options,
-                     [&](const SessionInfo&) -> Result<std::unique_ptr<node::CoordinatorObserver>> {
-                       return std::unique_ptr<node::CoordinatorObserver>(
-                           std::make_unique<LibFuzzerObserver>(run, std::move(known), &outcome));
-                     });
+  int code = RunFuzzSession(
+      "libfuzzer", run.options,
+      [&](const SessionInfo&) -> Result<std::unique_ptr<node::CoordinatorObserver>> {
+        return std::unique_ptr<node::CoordinatorObserver>(std::make_unique<LibFuzzerObserver>(
+            run, std::move(known), &outcome, std::move(merged_in)));
+      });
   std::error_code ec;
   std::filesystem::remove_all(run.options.workdir, ec);
   if (!outcome.started) return code;  // the session stopped before fuzzing: it said why
+  if (merge) {
+    std::fprintf(stderr, "MERGE-OUTER: %lu new files with %lu new features added\n",
+                 static_cast<unsigned long>(outcome.units_written),
+                 static_cast<unsigned long>(outcome.new_features));
+    return code == kExitUsage ? code : kExitOk;
+  }
   std::fprintf(stderr, "%s", LibFuzzerFinalLines(run, outcome).c_str());
   return LibFuzzerExitCode(run, outcome, code);
 }

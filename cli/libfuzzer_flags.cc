@@ -153,7 +153,7 @@ const std::vector<FlagRule>& Rules() {
          return Status::Ok();
        }},
       {"merge", false,
-       "1: merge the 2nd and later directories into the 1st (not yet in Pollen's libFuzzer mode)",
+       "1: copy into the 1st directory the inputs of the others that add coverage to it",
        [](int64_t v, const std::string&, LibFuzzerRun* r) {
          if (v != 0) r->mode = LibFuzzerRun::Mode::kMerge;
          return Status::Ok();
@@ -163,6 +163,8 @@ const std::vector<FlagRule>& Rules() {
          if (v != 0) r->mode = LibFuzzerRun::Mode::kMerge;
          return Status::Ok();
        }},
+      {"merge_control_file", true, "accepted, no effect: a merge that is killed starts again",
+       nullptr},
       {"minimize_crash", false, "1: shrink the one crashing input given (pollen minimize)",
        [](int64_t v, const std::string&, LibFuzzerRun* r) {
          if (v != 0) r->mode = LibFuzzerRun::Mode::kMinimizeCrash;

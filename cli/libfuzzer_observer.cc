@@ -37,8 +37,9 @@ std::string Base64(const std::vector<uint8_t>& data) {
 }  // namespace
 
 LibFuzzerObserver::LibFuzzerObserver(const LibFuzzerRun& run, std::unordered_set<std::string> known,
-                                     LibFuzzerOutcome* outcome)
-    : run_(run), known_(std::move(known)), outcome_(outcome) {}
+                                     LibFuzzerOutcome* outcome,
+                                     std::optional<std::unordered_set<std::string>> only)
+    : run_(run), known_(std::move(known)), only_(std::move(only)), outcome_(outcome) {}
 
 void LibFuzzerObserver::OnStart(node::CorpusFeed&) {
   outcome_->started = true;
@@ -46,8 +47,12 @@ void LibFuzzerObserver::OnStart(node::CorpusFeed&) {
 }
 
 void LibFuzzerObserver::OnEntryAdded(const node::CorpusEntry& entry) {
+  size_t before = seen_features_.size();
+  seen_features_.insert(entry.features.begin(), entry.features.end());
   if (known_.count(entry.hash) != 0) return;
+  if (only_ && only_->count(entry.hash) == 0) return;
   outcome_->new_units++;
+  outcome_->new_features += seen_features_.size() - before;
   if (run_.output_corpus.empty()) return;
   Status st = storage::WriteCorpusFile(run_.output_corpus, storage::CorpusFormat::kLibFuzzer,
                                        entry.data.data(), entry.data.size(), 0);

@@ -7,6 +7,7 @@
 #define POLLEN_CLI_LIBFUZZER_OBSERVER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -25,6 +26,7 @@ struct LibFuzzerOutcome {
   uint64_t executions = 0;
   uint64_t new_units = 0;      // inputs that joined the corpus and are not seeds
   uint64_t units_written = 0;  // of those, written to the output corpus
+  uint64_t new_features = 0;   // features of those that no seed has
   std::string first_failure_kind;
   bool first_failure_from_sanitizer = false;
 };
@@ -32,10 +34,12 @@ struct LibFuzzerOutcome {
 class LibFuzzerObserver : public node::CoordinatorObserver {
  public:
   // `known` holds the SHA-1s (hex) of the inputs that are not to be written to the output
-  // corpus: the seeds, which libFuzzer does not write back either. `run` and `outcome` must
-  // outlive the observer.
+  // corpus: the seeds, which libFuzzer does not write back either. A merge sets `only`: the
+  // inputs of the directories merged in, the only ones that may be written (not a mutant
+  // that ran after them). `run` and `outcome` must outlive the observer.
   LibFuzzerObserver(const LibFuzzerRun& run, std::unordered_set<std::string> known,
-                    LibFuzzerOutcome* outcome);
+                    LibFuzzerOutcome* outcome,
+                    std::optional<std::unordered_set<std::string>> only = std::nullopt);
 
   void OnStart(node::CorpusFeed& feed) override;
   void OnTurn(node::CorpusFeed&) override {}
@@ -47,7 +51,9 @@ class LibFuzzerObserver : public node::CoordinatorObserver {
  private:
   const LibFuzzerRun& run_;
   std::unordered_set<std::string> known_;
+  std::optional<std::unordered_set<std::string>> only_;
   LibFuzzerOutcome* outcome_;
+  std::unordered_set<uint32_t> seen_features_;  // of every entry so far
   bool write_failed_ = false;
 };
 

@@ -123,6 +123,32 @@ TEST(LibFuzzerModeTest, RunsLimitHelpAndMinimizeCrash) {
   EXPECT_LT(ReadFile(dir + "/min").size(), 203u) << minimized.output;
 }
 
+// ClusterFuzz's corpus pruning merges the corpus into a new directory with -merge=1 (and a
+// control file, which Pollen does without). What adds coverage to the first directory is
+// copied into it; a duplicate and a crashing input are not, and the run exits 0.
+TEST(LibFuzzerModeTest, MergeCopiesWhatAddsCoverageAndSkipsCrashes) {
+  std::string dir = MakeTempDir();
+  std::string into = dir + "/into", from = dir + "/from";
+  ASSERT_EQ(RunCommand({"/bin/mkdir", into, from}, 10).exit_code, 0);
+  WriteFile(into + "/seed", "Hxx");
+  WriteFile(from + "/a", "Hxx");  // the same input under another name
+  WriteFile(from + "/b", "HIx");  // one branch further
+  WriteFile(from + "/c", "HI!");  // crashes
+  CommandResult r =
+      RunIn(dir,
+            {Example("shallow_crash"), "-merge=1", "-merge_control_file=" + dir + "/mcf",
+             "-rss_limit_mb=2560", "-timeout=60", into, from},
+            120);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("WARNING: unrecognized flag"))) << r.output;
+  std::vector<std::string> contents;
+  for (const std::string& f : FilesIn(into)) contents.push_back(ReadFile(f));
+  EXPECT_THAT(contents, ::testing::UnorderedElementsAre("Hxx", "HIx")) << r.output;
+  EXPECT_EQ(FilesIn(from).size(), 3u);
+  EXPECT_THAT(r.output, HasSubstr("MERGE-OUTER: 1 new files with ")) << r.output;
+}
+
 TEST(LibFuzzerModeTest, AMissingPollenIsAClearError) {
   std::string dir = MakeTempDir();
   CommandResult r = RunCommand({TestTarget("no_bug"), "-max_total_time=1", dir}, 30,
