@@ -19,6 +19,7 @@
 #include "engine/rng.h"
 #include "engine/runtime/coarse_clock.h"
 #include "engine/runtime/crash_handler.h"
+#include "engine/runtime/custom_mutator.h"
 #include "engine/runtime/sancov_state.h"
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
@@ -148,6 +149,7 @@ void Worker::HandleConfigure(schema::WorkerConfig::Reader config) {
     dictionary_.entries.emplace_back(reinterpret_cast<const char*>(entry.begin()), entry.size());
   }
   mutator_ = std::make_unique<engine::Mutator>(max_len_);
+  custom_mutator_ = HasCustomMutator();
   mutation_buffer_.assign(max_len_, 0);
   exec_buffer_.assign(std::max<uint32_t>(max_len_, shm_.header()->max_input), 0);
 }
@@ -234,18 +236,26 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       h->chain_rng_state = rng.state();
       h->chain_rng_inc = rng.inc();
     }
-    size = mutator_->Mutate(buf, size, rng, sources);
-    if (mutator_->last_word_size() > 0 && chain_words_ < engine::kChainLength) {
-      ChainWord& w = chain_word_[chain_words_++];
-      std::memcpy(w.bytes, mutator_->last_word(), mutator_->last_word_size());
-      w.size = mutator_->last_word_size();
-    }
-    Publish(&h->chain_length, ++chain);
-    gates_.ResetHits(s.sites);
-    found = RunOne(buf, size);
-    CountRun();
-    if (!found && gates_.count() > 0 && FixGates(buf, size, &found)) {
-      chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
+    if (custom_mutator_) {
+      // The target's own mutator: the coordinator cannot replay it, so the mutant is
+      // published raw (custom_mutator.h).
+      size = CustomMutate(*mutator_, buf, size, mutator_->max_size(), rng, sources);
+      Publish(&h->chain_length, ++chain);
+      found = RunPublished(buf, size);
+    } else {
+      size = mutator_->Mutate(buf, size, rng, sources);
+      if (mutator_->last_word_size() > 0 && chain_words_ < engine::kChainLength) {
+        ChainWord& w = chain_word_[chain_words_++];
+        std::memcpy(w.bytes, mutator_->last_word(), mutator_->last_word_size());
+        w.size = mutator_->last_word_size();
+      }
+      Publish(&h->chain_length, ++chain);
+      gates_.ResetHits(s.sites);
+      found = RunOne(buf, size);
+      CountRun();
+      if (!found && gates_.count() > 0 && FixGates(buf, size, &found)) {
+        chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
+      }
     }
     // libFuzzer's -reduce_inputs: a shorter mutant with everything the entry is the
     // smallest to have can take its place.

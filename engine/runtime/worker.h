@@ -81,6 +81,7 @@ class Worker {
   uint32_t max_len_ = 0;
   engine::Dictionary dictionary_;
   std::unique_ptr<engine::Mutator> mutator_;
+  bool custom_mutator_ = false;  // the target defines LLVMFuzzerCustomMutator/CrossOver
   engine::GateSet gates_;  // of the entry being fuzzed
   // The words the current chain's mutations wrote (Mutator::last_word).
   struct ChainWord {
