@@ -113,6 +113,11 @@ TEST_F(ControllerServiceTest, StatusShowsRegisteredNodesAndASilentOneBecomesLost
         Call<HeartbeatReply>(*node_b_, HeartbeatRequest{"node-b", {3000}});
       });
   EXPECT_TRUE(lost);
+  // What the lost node did still counts (node-b's last beats carried no figures): a
+  // campaign's executions and edges do not fall when nodes go.
+  StatusReply after = Call<StatusReply>(*dev_, StatusRequest{"json"});
+  EXPECT_EQ(after.campaigns[0].executions, 50000u);
+  EXPECT_EQ(after.campaigns[0].edges, 40u);
   EXPECT_TRUE(WaitUntil([&] { return (*controller_)->status().nodes_lost == 1; }, kTimeoutMs,
                         [&] {
                           Call<HeartbeatReply>(*node_b_, HeartbeatRequest{"node-b", {}});

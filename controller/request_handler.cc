@@ -207,12 +207,14 @@ Reply RequestHandler::OnStatus(const StatusRequest& r, int64_t now_unix_ms) {
                  NodeRegistry::AgeMs(node, now_unix_ms),
                  node.stats};
     CampaignStatus& c = reply.campaigns[it->second];
+    // What the campaign did and reached counts every node's last report, so that it never
+    // falls when nodes leave or are lost; what it does now counts the nodes alive.
+    c.executions += n.stats.executions;
+    c.edges = std::max(c.edges, n.stats.edges);
+    c.features = std::max(c.features, n.stats.features);
     if (n.state == NodeState::kAlive) {
       c.nodes_alive++;
       c.execs_per_second += n.stats.execs_per_second;
-      c.executions += n.stats.executions;
-      c.edges = std::max(c.edges, n.stats.edges);
-      c.features = std::max(c.features, n.stats.features);
       c.rss_bytes += n.stats.rss_bytes;
     } else if (n.state == NodeState::kLost) {
       c.nodes_lost++;

@@ -53,9 +53,9 @@ struct RegisterRequest {
 };
 
 struct NodeStats {
-  uint64_t execs_per_second = 0;
-  uint64_t executions = 0;
-  uint64_t edges = 0;
+  uint64_t execs_per_second = 0;  // of the nodes alive; so is rss_bytes
+  uint64_t executions = 0;        // the last reports of every node known (alive, lost, left)
+  uint64_t edges = 0;             // the most of any node known; so is features
   uint64_t features = 0;
   uint64_t corpus_entries = 0;
   uint64_t crashes = 0;
@@ -271,9 +271,9 @@ struct CampaignStatus {
   bool stopped = false;
   uint32_t nodes_alive = 0;
   uint32_t nodes_lost = 0;
-  uint64_t execs_per_second = 0;
-  uint64_t executions = 0;
-  uint64_t edges = 0;
+  uint64_t execs_per_second = 0;  // of the nodes alive; so is rss_bytes
+  uint64_t executions = 0;        // the last reports of every node known (alive, lost, left)
+  uint64_t edges = 0;             // the most of any node known; so is features
   uint64_t features = 0;
   uint64_t corpus_entries = 0;
   uint64_t corpus_features = 0;
