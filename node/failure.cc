@@ -59,10 +59,18 @@ bool IsRuntimeFunction(const std::string& f) {
       "__cxa", "__cxxabiv1", "__gnu_cxx::__verbose_terminate", "exit", "__libc", "_start",
       "__run_exit_handlers", "__restore_rt", "__interception", "main", "__assert", "__GI___assert",
       "backtrace", "_Unwind", "(anonymous namespace)::On", "libc.so", "libstdc++",
+      // A typed fuzz test's assertion (fuzztest/): GoogleTest reporting it, and the calls
+      // between the test's body and LLVMFuzzerTestOneInput.
+      "testing::", "pollen::fuzztest",
       // The same, mangled, as the runtime's own printer shows them without a symbolizer.
-      "_ZSt9terminate", "_ZN6pollen7runtime", "_ZN10__cxxabiv1", "_ZN9__gnu_cxx", "_ZNSt"};
+      "_ZSt9terminate", "_ZN6pollen7runtime", "_ZN10__cxxabiv1", "_ZN9__gnu_cxx", "_ZNSt",
+      "_ZN7testing", "_ZN6pollen8fuzztest"};
   for (const char* p : kPrefixes) {
     if (f.rfind(p, 0) == 0) return true;
+  }
+  // Templates the symbolizer names with their return type first ("void std::__invoke_impl<").
+  for (const char* p : {" std::__invoke", " std::__apply_impl<", " std::apply<"}) {
+    if (f.find(p) != std::string::npos) return true;
   }
   return f.find("libc.so") != std::string::npos || f.find("libstdc++.so") != std::string::npos;
 }

@@ -321,6 +321,29 @@ TEST(TopUserFramesTest, BothFrameFormsAndTheLimit) {
   EXPECT_THAT(TopUserFrames(report, 0), IsEmpty());
 }
 
+// A typed fuzz test's failed assertion (fuzztest/): GoogleTest's reporting and the calls
+// around the test's body are not the test's frames, so two assertions differ.
+TEST(TopUserFramesTest, SkipsAFuzzTestsAssertionMachinery) {
+  const std::string report =
+      "    #0 0x1 in pollen::fuzztest::AbortOnFailure::OnTestPartResult(testing::TestPartResult "
+      "const&) /f/m.cc:31:5\n"
+      "    #1 0x2 in "
+      "testing::internal::TestEventRepeater::OnTestPartResult(testing::TestPartResult const&) "
+      "(/t+0x1)\n"
+      "    #2 0x3 in testing::internal::AssertHelper::operator=(testing::Message const&) const "
+      "(/t+0x2)\n"
+      "    #3 0x4 in $_0::operator()(std::basic_string_view<char>, int, bool) const "
+      "/src/kv_test.cc:40:1\n"
+      "    #4 0x5 in void std::__invoke_impl<void, X>(Y) /usr/include/c++/12/bits/invoke.h:61:14\n"
+      "    #5 0x6 in decltype(auto) std::apply<X>(Y) /usr/include/c++/12/tuple:1863:14\n"
+      "    #6 0x7 in pollen::fuzztest::FuzzTest<int>::RunText(std::basic_string_view<char>) "
+      "/f/fuzz_test.h:77:5\n"
+      "    #7 0x8 in LLVMFuzzerTestOneInput /f/fuzz_test.cc:108:16\n";
+  EXPECT_THAT(TopUserFrames(report, 3),
+              ElementsAre("$_0::operator()(std::basic_string_view<char>, int, bool) const",
+                          "LLVMFuzzerTestOneInput"));
+}
+
 TEST(TopUserFramesTest, SkipsRuntimeSanitizerAndLibcFrames) {
   const std::string report =
       "    #0 0x1 in __sanitizer_print_stack_trace /llvm/sanitizer_stacktrace.cpp:1:1\n"

@@ -13,9 +13,9 @@
 #include <system_error>
 #include <utility>
 
+#include "base/go_corpus.h"
 #include "base/scoped_fd.h"
 #include "base/sha1.h"
-#include "storage/go_corpus.h"
 
 namespace pollen::storage {
 namespace {
@@ -122,7 +122,7 @@ Status ReadFiles(const std::string& dir, const std::string& relative, CorpusForm
     std::vector<uint8_t> input = std::move(data).value();
     if (format == CorpusFormat::kGo) {
       const std::string_view text(reinterpret_cast<const char*>(input.data()), input.size());
-      Result<std::vector<uint8_t>> parsed = ParseGoCorpusFile(text, path);
+      Result<std::vector<uint8_t>> parsed = base::ParseGoCorpusFile(text, path);
       if (!parsed.ok()) return parsed.status();
       input = std::move(parsed).value();
     }
@@ -203,10 +203,11 @@ Result<CorpusFormat> DetectCorpusFormat(const std::string& dir) {
   }
   for (const DirEntry& entry : *entries) {
     if (!entry.is_regular) continue;
-    Result<std::vector<uint8_t>> head = ReadFile(dir + "/" + entry.name, kGoCorpusHeader.size());
+    Result<std::vector<uint8_t>> head =
+        ReadFile(dir + "/" + entry.name, base::kGoCorpusHeader.size());
     if (!head.ok()) return head.status();
     if (std::string_view(reinterpret_cast<const char*>(head->data()), head->size()) ==
-        kGoCorpusHeader) {
+        base::kGoCorpusHeader) {
       return CorpusFormat::kGo;
     }
   }
@@ -236,7 +237,7 @@ std::string CorpusFileName(CorpusFormat format, const uint8_t* data, size_t size
       return name;
     }
     case CorpusFormat::kGo:
-      return GoCorpusFileName(FormatGoCorpusFile(data, size));
+      return base::GoCorpusFileName(base::FormatGoCorpusFile(data, size));
   }
   POLLEN_CHECK(false);
   return "";
@@ -247,9 +248,9 @@ Status WriteCorpusFile(const std::string& dir, CorpusFormat format, const uint8_
   if (format != CorpusFormat::kGo) {
     return WriteAtomically(dir, CorpusFileName(format, data, size, sequence), data, size);
   }
-  const std::string text = FormatGoCorpusFile(data, size);
-  return WriteAtomically(dir, GoCorpusFileName(text), reinterpret_cast<const uint8_t*>(text.data()),
-                         text.size());
+  const std::string text = base::FormatGoCorpusFile(data, size);
+  return WriteAtomically(dir, base::GoCorpusFileName(text),
+                         reinterpret_cast<const uint8_t*>(text.data()), text.size());
 }
 
 }  // namespace pollen::storage

@@ -5,7 +5,7 @@
 //              and other bookkeeping that is skipped), inside a fuzzer output directory
 //              "<out>/<fuzzer>/queue" (AFL++ ≥ 3 uses "<out>/default/queue").
 //   Go         `go test fuzz v1` files for one []byte or string argument
-//              (storage/go_corpus.h), as in testdata/fuzz/FuzzXxx.
+//              (base/go_corpus.h), as in testdata/fuzz/FuzzXxx.
 //
 // Reading never recurses further than the layouts above, skips dotfiles (which is also
 // where WriteCorpusFile keeps its temporary files), and treats every file it does not skip

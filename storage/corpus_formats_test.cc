@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/go_corpus.h"
 #include "base/sha1.h"
 #include "gtest/gtest.h"
-#include "storage/go_corpus.h"
 #include "storage/store_test_util.h"
 
 namespace pollen::storage {
@@ -147,9 +147,10 @@ TEST(CorpusFormatTest, GoFilesAreGoSyntaxNamedBySha1Prefix) {
   ScratchDir scratch;
   const std::vector<uint8_t> input = Bytes("a\nb");
   Export(scratch.path(), CorpusFormat::kGo, {input});
-  const std::string text = FormatGoCorpusFile(input.data(), input.size());
-  ASSERT_EQ(ListDir(scratch.path()), std::vector<std::string>{GoCorpusFileName(text)});
-  EXPECT_EQ(FileText(scratch.Sub(GoCorpusFileName(text))), "go test fuzz v1\n[]byte(\"a\\nb\")\n");
+  const std::string text = base::FormatGoCorpusFile(input.data(), input.size());
+  ASSERT_EQ(ListDir(scratch.path()), std::vector<std::string>{base::GoCorpusFileName(text)});
+  EXPECT_EQ(FileText(scratch.Sub(base::GoCorpusFileName(text))),
+            "go test fuzz v1\n[]byte(\"a\\nb\")\n");
 }
 
 TEST(CorpusFormatTest, ReExportAddsNoDuplicatesAndKeepsExistingFiles) {

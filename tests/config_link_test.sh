@@ -7,7 +7,8 @@
 # callbacks replaced the sanitizer runtime's weak no-op ones (no coverage: no progress).
 # Then `cmake --install` into a prefix: the installed pollen's `config` names the installed
 # archive, and a CMake project with find_package(Pollen) and pollen_add_fuzz_target builds
-# a target whose bug the installed pollen finds.
+# a target whose bug the installed pollen finds, and a typed fuzz test (pollen_add_fuzz_test)
+# whose bug the installed pollen finds too.
 #
 # Usage: tests/config_link_test.sh      Environment: POLLEN_BUILD_DIR (./build)
 set -euo pipefail
@@ -82,4 +83,26 @@ cmake --build "$tmp/project/build" >>"$tmp/project.log" 2>&1 || { cat "$tmp/proj
 cp "$tmp/project/build/installed_fuzzer" "$tmp/"
 pollen=$prefix/bin/pollen
 check_finds installed_fuzzer heap-buffer-overflow
+
+# A typed fuzz test built against the installed headers and library: its seeds pass, and
+# --fuzz finds the planted bug with the installed pollen and writes the failing input.
+mkdir -p "$tmp/tests"
+cp "$root/examples/key_value_fuzz_test.cc" "$tmp/tests/"
+cat >"$tmp/tests/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(uses_pollen_fuzz_tests CXX)
+set(CMAKE_CXX_STANDARD 20)
+enable_testing()
+find_package(Pollen 0.1 REQUIRED)
+pollen_add_fuzz_test(kv_tests key_value_fuzz_test.cc)
+CMAKE
+cmake -S "$tmp/tests" -B "$tmp/tests/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/tests.log" 2>&1 || { cat "$tmp/tests.log" >&2; fail "configuring a project with pollen_add_fuzz_test"; }
+cmake --build "$tmp/tests/build" >>"$tmp/tests.log" 2>&1 || { cat "$tmp/tests.log" >&2; fail "building the fuzz tests"; }
+(cd "$tmp/tests/build" && ctest --output-on-failure >>"$tmp/tests.log" 2>&1) || { cat "$tmp/tests.log" >&2; fail "ctest of the fuzz tests' seeds"; }
+rc=0
+(cd "$tmp/tests/build" && POLLEN=$pollen ./kv_tests --fuzz=KeyValue.RoundTrips --fuzz_time=60 >"$tmp/kv.log" 2>&1) || rc=$?
+[ "$rc" = 1 ] || { tail -20 "$tmp/kv.log" >&2; fail "kv_tests --fuzz exited $rc, not 1"; }
+ls "$tmp/tests/testdata/fuzz/KeyValue.RoundTrips/"* >/dev/null 2>&1 || { tail -20 "$tmp/kv.log" >&2; fail "no failing input in testdata/fuzz"; }
+echo "kv_tests: the typed fuzz test's bug found, its input in testdata/fuzz"
 echo "PASS"

@@ -34,6 +34,7 @@ ALLOWED = {
     "compiler": set(),
     "ops": {"base"},
     "storage": {"base", "schema", "engine"},
+    "fuzztest": {"base", "schema", "engine", "engine/runtime"},
     "net": {"base"},
     "broker/client": {"base", "schema", "net"},
     "broker": {"base", "schema", "ops", "net", "broker/client"},

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/runtime/crash_handler.h"
+#include "engine/runtime/pollen_program.h"
 #include "engine/runtime/sancov_state.h"
 #include "engine/runtime/worker.h"
 #include "engine/shm_layout.h"
@@ -105,36 +106,20 @@ bool AsksForPollen(int argc, char** argv) {
 }
 
 // Replaces this process with `pollen libfuzzer SELF ARGS...`; returns only on failure.
-int ExecPollen(int argc, char** argv) {
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) {
+int HandToPollen(int argc, char** argv) {
+  std::string self = pollen::runtime::SelfPath();
+  if (self.empty()) {
     std::fprintf(stderr, "ERROR: cannot find this program's path: %s\n", std::strerror(errno));
     return 1;
   }
-  self[n] = '\0';
-  std::vector<char*> args;
-  args.push_back(const_cast<char*>("pollen"));
-  args.push_back(const_cast<char*>("libfuzzer"));
-  args.push_back(self);
+  std::vector<std::string> args{"pollen", "libfuzzer", self};
   for (int i = 1; i < argc; i++) args.push_back(argv[i]);
-  args.push_back(nullptr);
-  const char* from_env = std::getenv("POLLEN");
-  if (from_env != nullptr && *from_env != '\0') {
-    execv(from_env, args.data());
-    std::fprintf(stderr, "ERROR: cannot run $POLLEN (%s): %s\n", from_env, std::strerror(errno));
-    return 1;
-  }
-  std::string beside(self);
-  beside = beside.substr(0, beside.rfind('/') + 1) + "pollen";
-  if (access(beside.c_str(), X_OK) == 0) execv(beside.c_str(), args.data());
-  execvp("pollen", args.data());
-  std::fprintf(
-      stderr,
-      "ERROR: %s is a Pollen fuzz target; it fuzzes through the `pollen` program, which is not\n"
-      "on PATH nor beside it. Install Pollen, or set POLLEN=/path/to/pollen.\n"
-      "To run inputs once without pollen: %s FILE...\n",
-      argv[0], argv[0]);
+  std::string error;
+  pollen::runtime::ExecPollen(args, &error);
+  std::fprintf(stderr,
+               "ERROR: %s is a Pollen fuzz target; it fuzzes through the `pollen` program: %s\n"
+               "To run inputs once without pollen: %s FILE...\n",
+               argv[0], error.c_str(), argv[0]);
   return 1;
 }
 
@@ -192,10 +177,12 @@ int RunStandalone(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// Weak: a program with a main of its own (a typed fuzz test, fuzztest/fuzz_test_main.cc, or a
+// harness that brings one) keeps it and calls RunWorkerMode itself.
+__attribute__((weak)) int main(int argc, char** argv) {
   if (std::getenv(pollen::engine::kEnvWorkerFds) != nullptr) {
     return pollen::runtime::RunWorkerMode(LLVMFuzzerTestOneInput, &argc, &argv);
   }
-  if (AsksForPollen(argc, argv)) return ExecPollen(argc, argv);
+  if (AsksForPollen(argc, argv)) return HandToPollen(argc, argv);
   return RunStandalone(argc, argv);
 }

@@ -14,8 +14,8 @@
 // scanner rejects invalid UTF-8 and NUL bytes in a literal: a corrupted file is an error,
 // never a silently different input). One leniency: \' is accepted inside "..." (Go only
 // allows it in rune literals) and means a single quote.
-#ifndef POLLEN_STORAGE_GO_CORPUS_H_
-#define POLLEN_STORAGE_GO_CORPUS_H_
+#ifndef POLLEN_BASE_GO_CORPUS_H_
+#define POLLEN_BASE_GO_CORPUS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +25,7 @@
 
 #include "base/status.h"
 
-namespace pollen::storage {
+namespace pollen::base {
 
 // The first line of every Go corpus file, without its newline.
 inline constexpr std::string_view kGoCorpusHeader = "go test fuzz v1";
@@ -36,6 +36,27 @@ inline constexpr std::string_view kGoCorpusHeader = "go test fuzz v1";
 // or out-of-range escape, invalid UTF-8, or text after the closing parenthesis.
 // Thread-safe; never crashes on any input.
 Result<std::vector<uint8_t>> ParseGoCorpusFile(std::string_view text, std::string_view name);
+
+// One argument line of a corpus file: `type(value)`.
+struct GoCorpusArgument {
+  std::string type;            // "[]byte", "string", "int64", "bool", "float64", ...
+  bool literal = false;        // the value was a string literal: its bytes are in `bytes`
+  std::vector<uint8_t> bytes;  // the literal's bytes
+  std::string token;  // otherwise the text between the parentheses ("-5", "true", "0x7ff8...")
+};
+
+// Every argument of a corpus file whose first line is `header` ("go test fuzz v1" for Go's,
+// "pollen fuzz v1" for Pollen's typed fuzz tests), of any type, in order; blank lines are
+// skipped. `math.Float64frombits(0x...)` and `math.Float32frombits(0x...)`, which Go writes
+// for NaNs and infinities, are float64 and float32 arguments whose token is the hex bits.
+// Errors read "<name>:<line>[:<column>]: <what is wrong>". Thread-safe; never crashes.
+Result<std::vector<GoCorpusArgument>> ParseCorpusArguments(std::string_view text,
+                                                           std::string_view name,
+                                                           std::string_view header);
+
+// A Go interpreted string literal of data[0, size), with its quotes: short escapes (\a \b
+// \f \n \r \t \v \\ \"), printable ASCII as is, every other byte as \xHH.
+std::string QuoteGoBytes(const uint8_t* data, size_t size);
 
 // The corpus file Go's `go test` would accept for a target taking one []byte: the header,
 // then `[]byte("...")` and a newline. The literal uses short escapes (\a \b \f \n \r \t \v \\
@@ -49,6 +70,6 @@ std::string FormatGoCorpusFile(const uint8_t* data, size_t size);
 // these files are equally valid in testdata/fuzz/FuzzXxx. Thread-safe.
 std::string GoCorpusFileName(std::string_view text);
 
-}  // namespace pollen::storage
+}  // namespace pollen::base
 
-#endif  // POLLEN_STORAGE_GO_CORPUS_H_
+#endif  // POLLEN_BASE_GO_CORPUS_H_

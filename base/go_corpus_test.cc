@@ -1,4 +1,4 @@
-#include "storage/go_corpus.h"
+#include "base/go_corpus.h"
 
 #include <cstdint>
 #include <random>
@@ -9,7 +9,7 @@
 #include "base/sha1.h"
 #include "gtest/gtest.h"
 
-namespace pollen::storage {
+namespace pollen::base {
 namespace {
 
 std::vector<uint8_t> Bytes(std::string_view text) {
@@ -176,5 +176,41 @@ TEST(GoCorpusTest, RandomMutationsOfAValidFileNeverCrash) {
   EXPECT_LT(accepted, 20000);
 }
 
+TEST(ParseCorpusArgumentsTest, EveryTypeInOrderWithTheFloatBitsGoWrites) {
+  auto args = ParseCorpusArguments(
+      "pollen fuzz v1\n  string(\"a\\x00\")\n\nint64(-5)\nbool(true)\n[]byte(`raw`)\n"
+      "math.Float64frombits(0x7ff8000000000001)\nfloat32( 1.5 )\n",
+      "f", "pollen fuzz v1");
+  ASSERT_TRUE(args.ok()) << args.status().message();
+  ASSERT_EQ(args.value().size(), 6u);
+  const auto& a = args.value();
+  EXPECT_EQ(a[0].type, "string");
+  EXPECT_TRUE(a[0].literal);
+  EXPECT_EQ(a[0].bytes, (std::vector<uint8_t>{'a', 0}));
+  EXPECT_EQ(a[1].type, "int64");
+  EXPECT_FALSE(a[1].literal);
+  EXPECT_EQ(a[1].token, "-5");
+  EXPECT_EQ(a[2].token, "true");
+  EXPECT_EQ(a[3].type, "[]byte");
+  EXPECT_EQ(a[3].bytes, (std::vector<uint8_t>{'r', 'a', 'w'}));
+  EXPECT_EQ(a[4].type, "float64");
+  EXPECT_EQ(a[4].token, "0x7ff8000000000001");
+  EXPECT_EQ(a[5].type, "float32");
+  EXPECT_EQ(a[5].token, "1.5");
+}
+
+TEST(ParseCorpusArgumentsTest, ErrorsNameTheLineAndColumn) {
+  auto header = ParseCorpusArguments("go test fuzz v1\nint(1)\n", "f", "pollen fuzz v1");
+  ASSERT_FALSE(header.ok());
+  EXPECT_EQ(header.status().message(), "f:1: the first line must be \"pollen fuzz v1\"");
+  auto empty = ParseCorpusArguments("pollen fuzz v1\nint64()\n", "f", "pollen fuzz v1");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message().rfind("f:2:", 0), 0u) << empty.status().message();
+  auto open = ParseCorpusArguments("pollen fuzz v1\nstring(\"x\n", "f", "pollen fuzz v1");
+  EXPECT_FALSE(open.ok());
+  auto none = ParseCorpusArguments("pollen fuzz v1\n(5)\n", "f", "pollen fuzz v1");
+  EXPECT_FALSE(none.ok());
+}
+
 }  // namespace
-}  // namespace pollen::storage
+}  // namespace pollen::base

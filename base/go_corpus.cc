@@ -1,4 +1,4 @@
-#include "storage/go_corpus.h"
+#include "base/go_corpus.h"
 
 #include <optional>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "base/hex.h"
 #include "base/sha1.h"
 
-namespace pollen::storage {
+namespace pollen::base {
 namespace {
 
 void AppendUtf8(uint32_t code_point, std::vector<uint8_t>* out) {
@@ -61,6 +61,41 @@ class ArgumentParser {
  public:
   explicit ArgumentParser(std::string_view line) : line_(line) {}
 
+  // One argument of any type: a string literal's bytes for string and []byte, else the
+  // text between the parentheses (a number, true, false), trimmed.
+  Result<GoCorpusArgument> ParseAny() {
+    SkipSpace();
+    GoCorpusArgument arg;
+    for (const char* bits : {"64", "32"}) {
+      if (Consume(std::string("math.Float") + bits + "frombits(")) {
+        arg.type = std::string("float") + bits;
+        return Token(&arg);
+      }
+    }
+    if (Consume("[]")) {
+      SkipSpace();
+      arg.type = "[]" + std::string(Identifier());
+    } else {
+      arg.type = std::string(Identifier());
+    }
+    if (arg.type.empty() || arg.type == "[]")
+      return Fail("expected a type, as in int64(5) or string(\"...\")");
+    SkipSpace();
+    if (!Consume("(")) return Fail("expected '(' after " + arg.type);
+    SkipSpace();
+    if (Peek() == '`' || Peek() == '"') {
+      Status literal = Peek() == '`' ? RawLiteral(&arg.bytes) : InterpretedLiteral(&arg.bytes);
+      if (!literal.ok()) return literal;
+      arg.literal = true;
+      SkipSpace();
+      if (!Consume(")")) return Fail("expected ')' after the string literal");
+      SkipSpace();
+      if (pos_ != line_.size()) return Fail("unexpected text after the closing ')'");
+      return arg;
+    }
+    return Token(&arg);
+  }
+
   Result<std::vector<uint8_t>> Parse() {
     SkipSpace();
     const size_t type_start = pos_;
@@ -89,6 +124,19 @@ class ArgumentParser {
     SkipSpace();
     if (pos_ != line_.size()) return Fail("unexpected text after the closing ')'");
     return bytes;
+  }
+
+  // The rest of the line up to its closing ')', trimmed, as arg->token.
+  Result<GoCorpusArgument> Token(GoCorpusArgument* arg) {
+    size_t close = line_.rfind(')');
+    if (close == std::string_view::npos || close < pos_)
+      return Fail("expected ')' at the end of the line");
+    std::string_view token = line_.substr(pos_, close - pos_);
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+    if (token.empty()) return Fail("expected a value between the parentheses");
+    arg->token = std::string(token);
+    pos_ = close + 1;
+    return std::move(*arg);
   }
 
   // The 1-based column of the last error.
@@ -166,7 +214,7 @@ class ArgumentParser {
   std::optional<uint32_t> Digits(int digits, int base) {
     uint32_t value = 0;
     for (int i = 0; i < digits; ++i, ++pos_) {
-      const int digit = AtEnd() ? -1 : base::HexDigitValue(line_[pos_]);
+      const int digit = AtEnd() ? -1 : HexDigitValue(line_[pos_]);
       if (digit < 0 || digit >= base) return std::nullopt;
       value = value * base + digit;
     }
@@ -238,6 +286,27 @@ char ShortEscapeLetter(uint8_t c) {
 
 bool IsTrimmedSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
+// Calls fn(line_number, indent, line) for each non-blank line from text[start] on (line 2
+// and after: the header is line 1), trimmed as Go trims them, until fn returns false.
+// Returns the number of the last line.
+template <typename F>
+size_t ForEachArgumentLine(std::string_view text, size_t start, F fn) {
+  size_t line_number = 1;
+  while (start < text.size()) {
+    ++line_number;
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    size_t indent = 0;
+    while (indent < line.size() && IsTrimmedSpace(line[indent])) ++indent;
+    line.remove_prefix(indent);
+    while (!line.empty() && IsTrimmedSpace(line.back())) line.remove_suffix(1);
+    start = end + 1;
+    if (!line.empty() && !fn(line_number, indent, line)) break;
+  }
+  return line_number;
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> ParseGoCorpusFile(std::string_view text, std::string_view name) {
@@ -257,22 +326,12 @@ Result<std::vector<uint8_t>> ParseGoCorpusFile(std::string_view text, std::strin
   std::vector<size_t> argument_lines;  // their line numbers
   std::string_view first_argument;
   size_t first_indent = 0;
-  size_t line_number = 1;
-  for (size_t start = header_end + 1; start < text.size();) {
-    ++line_number;
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    size_t indent = 0;
-    while (indent < line.size() && IsTrimmedSpace(line[indent])) ++indent;
-    line.remove_prefix(indent);
-    while (!line.empty() && IsTrimmedSpace(line.back())) line.remove_suffix(1);
-    if (!line.empty()) {
-      if (argument_lines.empty()) first_argument = line, first_indent = indent;
-      argument_lines.push_back(line_number);
-    }
-    start = end + 1;
-  }
+  const size_t line_number = ForEachArgumentLine(
+      text, header_end + 1, [&](size_t number, size_t indent, std::string_view line) {
+        if (argument_lines.empty()) first_argument = line, first_indent = indent;
+        argument_lines.push_back(number);
+        return true;
+      });
   if (argument_lines.empty()) {
     return error_at(line_number, "truncated Go corpus file: no argument after the header");
   }
@@ -291,12 +350,36 @@ Result<std::vector<uint8_t>> ParseGoCorpusFile(std::string_view text, std::strin
   return bytes;
 }
 
-std::string FormatGoCorpusFile(const uint8_t* data, size_t size) {
+Result<std::vector<GoCorpusArgument>> ParseCorpusArguments(std::string_view text,
+                                                           std::string_view name,
+                                                           std::string_view header) {
+  const std::string where(name);
+  const size_t header_end = text.find('\n');
+  if (text.substr(0, header_end) != header) {
+    return Status::Error(where + ":1: the first line must be \"" + std::string(header) + "\"");
+  }
+  std::vector<GoCorpusArgument> args;
+  Status failed = Status::Ok();
+  ForEachArgumentLine(text, header_end == std::string_view::npos ? text.size() : header_end + 1,
+                      [&](size_t number, size_t indent, std::string_view line) {
+                        ArgumentParser parser(line);
+                        Result<GoCorpusArgument> arg = parser.ParseAny();
+                        if (!arg.ok()) {
+                          failed = Status::Error(where + ":" + std::to_string(number) + ":" +
+                                                 std::to_string(indent + parser.error_column()) +
+                                                 ": " + arg.status().message());
+                          return false;
+                        }
+                        args.push_back(std::move(arg).value());
+                        return true;
+                      });
+  if (!failed.ok()) return failed;
+  return args;
+}
+
+std::string QuoteGoBytes(const uint8_t* data, size_t size) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(kGoCorpusHeader.size() + size * 2 + 12);
-  text.append(kGoCorpusHeader);
-  text.append("\n[]byte(\"");
+  std::string text = "\"";
   for (size_t i = 0; i < size; ++i) {
     const uint8_t c = data[i];
     const char short_escape = ShortEscapeLetter(c);
@@ -311,12 +394,16 @@ std::string FormatGoCorpusFile(const uint8_t* data, size_t size) {
       text += kHex[c & 0xf];
     }
   }
-  text.append("\")\n");
+  text += '"';
   return text;
 }
 
-std::string GoCorpusFileName(std::string_view text) {
-  return base::Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16);
+std::string FormatGoCorpusFile(const uint8_t* data, size_t size) {
+  return std::string(kGoCorpusHeader) + "\n[]byte(" + QuoteGoBytes(data, size) + ")\n";
 }
 
-}  // namespace pollen::storage
+std::string GoCorpusFileName(std::string_view text) {
+  return Sha1Hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()).substr(0, 16);
+}
+
+}  // namespace pollen::base
