@@ -91,6 +91,9 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   launch.timeout_s = options.timeout;
   launch.rss_limit_mb = options.rss_limit_mb;
   launch.use_value_profile = options.use_value_profile != node::Setting::kOff;
+  launch.only_ascii = options.only_ascii;
+  launch.malloc_limit_mb =
+      options.malloc_limit_mb != 0 ? options.malloc_limit_mb : options.rss_limit_mb;
   launch.dictionary = std::move(dict).value();
   node::WorkerLauncher launcher(launch, coverage.value().get());
 

@@ -70,11 +70,11 @@ const std::vector<FlagRule>& Rules() {
          r->options.rss_limit_mb = Clamp32(v);
          return Status::Ok();
        }},
-      {"malloc_limit_mb", false, "no per-allocation limit in Pollen: -rss_limit_mb applies",
+      {"malloc_limit_mb", false,
+       "one allocation larger than this is an out-of-memory failure (0: the rss limit; needs a "
+       "sanitizer build, as in libFuzzer)",
        [](int64_t v, const std::string&, LibFuzzerRun* r) {
-         if (v > 0)
-           r->warnings.push_back(
-               "WARNING: -malloc_limit_mb is not enforced by Pollen; -rss_limit_mb applies");
+         r->options.malloc_limit_mb = Clamp32(v);
          return Status::Ok();
        }},
       {"dict", true, "dictionary file (libFuzzer/AFL format)",
@@ -119,11 +119,9 @@ const std::vector<FlagRule>& Rules() {
          r->options.use_value_profile = v != 0 ? node::Setting::kOn : node::Setting::kOff;
          return Status::Ok();
        }},
-      {"only_ascii", false, "not supported: inputs are not restricted to ASCII",
+      {"only_ascii", false, "1: mutants of printable ASCII and whitespace only",
        [](int64_t v, const std::string&, LibFuzzerRun* r) {
-         if (v != 0)
-           r->warnings.push_back(
-               "WARNING: -only_ascii=1 is not supported by Pollen; inputs stay binary");
+         r->options.only_ascii = v != 0;
          return Status::Ok();
        }},
       {"ignore_crashes", false,

@@ -127,11 +127,12 @@ TEST_F(LibFuzzerFlagsTest, UnknownFlagsAndDoubleDashesAreWarnings) {
   EXPECT_THAT(run.warnings[2], HasSubstr("unrecognized flag '-bare'"));
 }
 
-TEST_F(LibFuzzerFlagsTest, UnsupportedFlagsSaySo) {
+TEST_F(LibFuzzerFlagsTest, OnlyAsciiAndTheMallocLimit) {
   LibFuzzerRun run = Parse({"-only_ascii=1", "-malloc_limit_mb=100"});
-  ASSERT_EQ(run.warnings.size(), 2u);
-  EXPECT_THAT(run.warnings[0], HasSubstr("-only_ascii=1 is not supported"));
-  EXPECT_THAT(run.warnings[1], HasSubstr("-malloc_limit_mb is not enforced"));
+  EXPECT_THAT(run.warnings, IsEmpty());
+  EXPECT_TRUE(run.options.only_ascii);
+  EXPECT_EQ(run.options.malloc_limit_mb, 100u);
+  EXPECT_FALSE(Parse({}).options.only_ascii);
 }
 
 TEST_F(LibFuzzerFlagsTest, BadValuesAndMixedPathsAreErrors) {

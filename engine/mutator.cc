@@ -69,12 +69,24 @@ size_t Mutator::Mutate(uint8_t* data, size_t size, Rng& rng, const MutationSourc
     size_t new_size = kMutators[index].fn(c);
     if (new_size != kNoChange) {
       last_mutator_ = index;
+      if (ascii_) ToAscii(data, new_size);
       return new_size;
     }
   }
   // Only reached when nothing applied (e.g. tiny inputs and no sources).
   last_mutator_ = size == 0 ? kInsertByteIndex : kChangeBitIndex;
-  return kMutators[last_mutator_].fn(c);
+  size_t new_size = kMutators[last_mutator_].fn(c);
+  if (ascii_) ToAscii(data, new_size);
+  return new_size;
+}
+
+void ToAscii(uint8_t* data, size_t size) {
+  for (size_t i = 0; i < size; i++) {
+    uint8_t c = data[i] & 0x7f;
+    bool space = c == ' ' || (c >= '\t' && c <= '\r');
+    if (!space && (c < 0x20 || c == 0x7f)) c = ' ';
+    data[i] = c;
+  }
 }
 
 size_t Mutator::MutatorCount() { return kNumMutators; }

@@ -54,6 +54,11 @@ class Mutator {
   // from now on: what a fuzz request's MutationLimit says; a replay must set the same.
   void set_limit(size_t limit);
 
+  // Mutants of printable ASCII and whitespace only (libFuzzer's -only_ascii): every byte a
+  // Mutate leaves is mapped into that set (ToAscii). A replay must set the same.
+  void set_ascii(bool ascii) { ascii_ = ascii; }
+  bool ascii() const { return ascii_; }
+
   // Index into the mutator table of the mutation the last Mutate applied (for stats).
   size_t last_mutator() const { return last_mutator_; }
 
@@ -70,11 +75,16 @@ class Mutator {
  private:
   size_t capacity_;  // of the scratch buffer
   size_t max_size_;
+  bool ascii_ = false;
   size_t last_mutator_ = 0;
   uint8_t last_word_[LearnedWords::kMaxWord];
   size_t last_word_size_ = 0;
   std::vector<uint8_t> scratch_;
 };
+
+// Maps data[0, size) into printable ASCII and whitespace, as libFuzzer's ToASCII does: the
+// top bit dropped, then any other control character made a space.
+void ToAscii(uint8_t* data, size_t size);
 
 // The longest mutant of a fuzz request (WorkerShmHeader::mutation_len, node/length_control.h):
 // mutation_len 0 means `max_size`; a mutant may always be as long as its entry.

@@ -197,6 +197,32 @@ TEST(ReplayChainTest, MatchesWorkerLoopForEveryChainLength) {
   }
 }
 
+// --only-ascii: every mutant, whatever its mutation wrote (the sources hold binary
+// operands), is printable ASCII or whitespace; and a replay with the same setting matches.
+TEST(MutatorTest, AsciiMutantsStayAsciiAndReplay) {
+  AllSources all;
+  Mutator worker(64), replayer(64);
+  worker.set_ascii(true);
+  replayer.set_ascii(true);
+  Rng rng = Rng::FromSeed(5);
+  Rng entries = Rng::FromSeed(6);
+  const auto ascii = [](uint8_t c) { return (c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r'); };
+  for (int round = 0; round < 500; round++) {
+    Bytes entry = RandomBytes(entries, 1 + entries.Below(40));
+    ToAscii(entry.data(), entry.size());
+    uint64_t state, inc;
+    Bytes executed = WorkerChain(worker, entry, rng, kChainLength, all.sources, &state, &inc);
+    for (uint8_t c : executed) ASSERT_TRUE(ascii(c)) << "round " << round << " byte " << int{c};
+    Bytes out(64, 0);
+    out.resize(ReplayChain(replayer, entry.data(), entry.size(), state, inc, kChainLength,
+                           all.sources, out.data()));
+    ASSERT_EQ(out, executed) << "round " << round;
+  }
+  uint8_t mixed[] = {0x00, 0x80, 'a', 0xC1, '\n', 0x7f};
+  ToAscii(mixed, sizeof(mixed));
+  EXPECT_EQ(Bytes(mixed, mixed + sizeof(mixed)), (Bytes{' ', ' ', 'a', 'A', '\n', ' '}));
+}
+
 TEST(ReplayChainTest, ZeroLengthIsTheTruncatedEntry) {
   Mutator m(4);
   Bytes entry = {1, 2, 3, 4, 5, 6};

@@ -132,6 +132,9 @@ inline constexpr const char* kEnvWorkerFds = "POLLEN_WORKER_FDS";  // "ctl_in,ct
 inline constexpr const char* kEnvWorkerShmSize = "POLLEN_WORKER_SHM";  // "max_input,max_features"
 // "1": the worker adds value-profile counters (runtime/sancov_state.h) to its coverage.
 inline constexpr const char* kEnvValueProfile = "POLLEN_VALUE_PROFILE";
+// One allocation larger than this many MiB ends the worker as out of memory
+// (engine/runtime/malloc_limit.h); absent: no limit.
+inline constexpr const char* kEnvMallocLimitMb = "POLLEN_MALLOC_LIMIT_MB";
 
 }  // namespace pollen::engine
 

@@ -49,6 +49,7 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       value_profile_(launcher->options().use_value_profile ? options.use_value_profile
                                                            : Setting::kOff) {
   corpus_->set_speed_weight(options.speed_weight);
+  replay_mutator_.set_ascii(launcher->options().only_ascii);  // as the workers' mutators
 }
 
 Coordinator::~Coordinator() = default;

@@ -178,6 +178,10 @@ Failure ClassifyFailure(const DeathContext& death) {
     size_t p = raw_report.find("runtime error:");
     size_t eol = raw_report.find('\n', p);
     f.summary = "UndefinedBehaviorSanitizer: " + raw_report.substr(p, eol == std::string::npos ? std::string::npos : eol - p);
+  } else if (std::regex_search(raw_report, m, kPollen) &&
+             m[1].str().rfind("out-of-memory (malloc(", 0) == 0) {
+    f.kind = "oom";  // engine/runtime/malloc_limit.h
+    f.summary = "out of memory: " + m[1].str() + " is above the malloc limit";
   } else if (death.exit_in_target) {
     f.kind = "exit";
     int code = WIFEXITED(death.wait_status) ? WEXITSTATUS(death.wait_status) : -1;

@@ -171,6 +171,19 @@ TEST(ClassifyFailureTest, AsanAllocationTooBigIsOom) {
   EXPECT_EQ(out.kind, "oom");
 }
 
+// engine/runtime/malloc_limit.cc's report: the allocation's stack, from the sanitizer.
+TEST(ClassifyFailureTest, AnAllocationAboveTheMallocLimitIsOom) {
+  Failure f = ClassifyFailure(
+      Death(Exited(1),
+            "==77== ERROR: pollen: out-of-memory (malloc(1610612736))\n"
+            "    #0 0x55f0c1a5d2ad in __sanitizer_print_stack_trace (/out/t+0xa414e)\n"
+            "    #1 0x55f0c1b00900 in AllocateBuffer(unsigned long) /src/buffer.cc:7:10\n"));
+  EXPECT_EQ(f.kind, "oom");
+  EXPECT_EQ(f.summary,
+            "out of memory: out-of-memory (malloc(1610612736)) is above the malloc limit");
+  EXPECT_THAT(f.frames, ElementsAre("AllocateBuffer(unsigned long)"));
+}
+
 TEST(ClassifyFailureTest, UbsanRuntimeError) {
   Failure f = ClassifyFailure(Death(Exited(1), kUbsanOverflow));
   EXPECT_EQ(f.kind, "undefined-behavior");

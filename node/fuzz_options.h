@@ -30,6 +30,11 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(uint32_t, max_len, 0, "largest input in bytes; 0 = the largest seed, at least 4096")       \
   X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")   \
   X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")           \
+  X(uint32_t, malloc_limit_mb, 0,                                                              \
+    "one allocation larger than this many MiB is an out-of-memory failure, reported with its " \
+    "stack (targets built with a sanitizer); 0 = the rss limit, as libFuzzer's")               \
+  X(bool, only_ascii, false,                                                                   \
+    "mutants of printable ASCII and whitespace only (libFuzzer's -only_ascii)")                \
   X(std::string, dict, "", "dictionary file (libFuzzer/AFL format: one \"value\" per line)")   \
   X(bool, target_dict, true,                                                                   \
     "also use the dictionary Pollen's compiler plugin embedded in the target, if any")         \

@@ -56,6 +56,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
   spawn.max_input = options_.max_len;
   spawn.coverage_fd = coverage_->fd();
   spawn.value_profile = options_.use_value_profile;
+  spawn.malloc_limit_mb = options_.malloc_limit_mb;
   auto started = WorkerProcess::Start(spawn);
   if (!started.ok()) return started.status();
   std::unique_ptr<WorkerProcess> worker = std::move(started).value();
@@ -113,7 +114,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     }
   }
 
-  Status sent = SendConfigure(*worker, options_.max_len, options_.dictionary.entries);
+  Status sent =
+      SendConfigure(*worker, options_.max_len, options_.dictionary.entries, options_.only_ascii);
   if (!sent.ok()) return Status::Error("cannot configure worker: " + sent.message());
   return worker;
 }

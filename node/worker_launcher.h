@@ -26,6 +26,8 @@ struct LaunchOptions {
   uint32_t startup_timeout_s = 60; // LLVMFuzzerInitialize and start-up
   engine::Dictionary dictionary;
   bool use_value_profile = false;  // POLLEN_VALUE_PROFILE=1 for the workers
+  bool only_ascii = false;         // mutants of printable ASCII and whitespace only
+  uint32_t malloc_limit_mb = 0;    // one allocation larger than this is an oom; 0 = none
 };
 
 struct HelloInfo {

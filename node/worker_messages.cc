@@ -68,10 +68,11 @@ Result<FromWorker> DecodeFromWorker(const engine::FrameWords& words) {
 }
 
 Status SendConfigure(WorkerProcess& worker, uint32_t max_len,
-                     const std::vector<std::string>& dictionary) {
+                     const std::vector<std::string>& dictionary, bool only_ascii) {
   capnp::MallocMessageBuilder message;
   auto config = message.initRoot<schema::ToWorker>().initConfigure();
   config.setMaxLen(max_len);
+  config.setOnlyAscii(only_ascii);
   auto dict = config.initDictionary(static_cast<unsigned>(dictionary.size()));
   for (size_t i = 0; i < dictionary.size(); i++) {
     const std::string& e = dictionary[i];

@@ -73,7 +73,7 @@ struct FuzzParams {
 };
 
 Status SendConfigure(WorkerProcess& worker, uint32_t max_len,
-                     const std::vector<std::string>& dictionary);
+                     const std::vector<std::string>& dictionary, bool only_ascii = false);
 Status SendFuzz(WorkerProcess& worker, const FuzzParams& params);
 Status SendExecute(WorkerProcess& worker);
 Status SendMinimize(WorkerProcess& worker, uint32_t feature_count, uint64_t max_runs);

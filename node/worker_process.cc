@@ -69,6 +69,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
                         std::to_string(options.max_input) + "," +
                         std::to_string(options.max_features));
   if (options.value_profile) env_strings.push_back(std::string(engine::kEnvValueProfile) + "=1");
+  if (options.malloc_limit_mb != 0) {
+    env_strings.push_back(std::string(engine::kEnvMallocLimitMb) + "=" +
+                          std::to_string(options.malloc_limit_mb));
+  }
   // Leaks are not failures by default (as with libFuzzer's -detect_leaks=0 in fork mode);
   // UBSan findings are.
   // The sanitizers symbolize with the symbolizer Pollen found (node/symbolizer.h): on a

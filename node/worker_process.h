@@ -27,6 +27,7 @@ struct WorkerSpawnOptions {
   int coverage_fd = -1;              // the global coverage map's memfd (shared, read-only)
   bool keep_stdout = false;          // false: the target's stdout goes to /dev/null
   bool value_profile = false;        // the worker adds value-profile counters
+  uint32_t malloc_limit_mb = 0;      // POLLEN_MALLOC_LIMIT_MB for the worker; 0 = none
 };
 
 class WorkerProcess {

@@ -27,6 +27,7 @@ struct ToWorker {
 struct WorkerConfig {
   maxLen @0 :UInt32;            # inputs never grow beyond this many bytes
   dictionary @1 :List(Data);    # entries of the --dict file, already parsed
+  onlyAscii @2 :Bool;           # mutants of printable ASCII and whitespace only (--only-ascii)
 }
 
 # Mutate the entry in shared memory (with the cross-over partner beside it) and execute,

@@ -20,6 +20,7 @@
 #include "engine/runtime/coarse_clock.h"
 #include "engine/runtime/crash_handler.h"
 #include "engine/runtime/custom_mutator.h"
+#include "engine/runtime/malloc_limit.h"
 #include "engine/runtime/sancov_state.h"
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
@@ -150,6 +151,7 @@ void Worker::HandleConfigure(schema::WorkerConfig::Reader config) {
   }
   mutator_ = std::make_unique<engine::Mutator>(max_len_);
   custom_mutator_ = HasCustomMutator();
+  mutator_->set_ascii(config.getOnlyAscii());
   mutation_buffer_.assign(max_len_, 0);
   exec_buffer_.assign(std::max<uint32_t>(max_len_, shm_.header()->max_input), 0);
 }
@@ -240,6 +242,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       // The target's own mutator: the coordinator cannot replay it, so the mutant is
       // published raw (custom_mutator.h).
       size = CustomMutate(*mutator_, buf, size, mutator_->max_size(), rng, sources);
+      if (mutator_->ascii()) engine::ToAscii(buf, size);
       Publish(&h->chain_length, ++chain);
       found = RunPublished(buf, size);
     } else {
@@ -438,6 +441,8 @@ int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
 
   const char* value_profile = getenv(engine::kEnvValueProfile);
   if (value_profile != nullptr && std::strcmp(value_profile, "1") == 0) EnableValueProfile();
+  if (const char* limit = getenv(engine::kEnvMallocLimitMb))
+    InstallMallocLimit(std::strtoull(limit, nullptr, 10));
   InstallCrashHandlers(shm.header());
   Publish(&shm.header()->phase, static_cast<uint32_t>(engine::WorkerPhase::kInit));
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
