@@ -19,7 +19,7 @@
 #include "cli/libfuzzer_observer.h"
 #include "cli/target_setup.h"
 #include "node/artifacts.h"
-#include "storage/corpus_formats.h"
+#include "node/interrupt.h"
 
 namespace pollen::cli {
 namespace {
@@ -30,18 +30,14 @@ const char kUsage[] =
     "Runs a libFuzzer command line with Pollen: TARGET -help=1 lists the flags. A target\n"
     "linked with libpollen_fuzzer.a runs this itself when given directories or no path.\n";
 
-// The SHA-1s of the inputs in `dirs` (unreadable files are left to the session to report).
-std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs, size_t* count) {
+// The SHA-1s of the inputs in `dirs`, read as the session reads them (ReadCorpusDirs:
+// recursively); a directory that cannot be read is left to the session to report.
+std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs) {
   std::unordered_set<std::string> hashes;
-  for (const std::string& dir : dirs) {
-    Status ignored = storage::ReadCorpusDir(
-        dir, storage::CorpusFormat::kLibFuzzer, [&](std::string_view, std::vector<uint8_t> data) {
-          hashes.insert(base::Sha1Hex(data.data(), data.size()));
-          ++*count;
-          return Status::Ok();
-        });
-    (void)ignored;
-  }
+  std::vector<std::vector<uint8_t>> inputs;
+  Status ignored = ReadCorpusDirs(dirs, &inputs);
+  (void)ignored;
+  for (const auto& data : inputs) hashes.insert(base::Sha1Hex(data.data(), data.size()));
   return hashes;
 }
 
@@ -71,6 +67,7 @@ int Minimize(const LibFuzzerRun& run) {
       "--output=" + output,
       "--timeout=" + std::to_string(run.options.timeout),
       "--rss-limit-mb=" + std::to_string(run.options.rss_limit_mb),
+      "--malloc-limit-mb=" + std::to_string(run.options.malloc_limit_mb),
       "--minimize-time=" + std::to_string(run.options.time ? run.options.time : 60)};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -105,29 +102,33 @@ int LibFuzzerCommand(int argc, char** argv) {
       break;
   }
 
-  size_t seeds = 0;
   const bool merge = run.mode == LibFuzzerRun::Mode::kMerge;
   // A merge is a session that runs the seeds and stops: the first directory's inputs run
   // first and are known, and what the others add to its coverage is written into it, as
   // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
-  std::unordered_set<std::string> known = HashesOf(
-      merge ? std::vector<std::string>{run.output_corpus} : run.options.corpus_dirs, &seeds);
+  std::unordered_set<std::string> known =
+      HashesOf(merge ? std::vector<std::string>{run.output_corpus} : run.options.corpus_dirs);
   std::optional<std::unordered_set<std::string>> merged_in;
   if (merge) {
     merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,
-                                                  run.options.corpus_dirs.end()),
-                         &seeds);
+                                                  run.options.corpus_dirs.end()));
     run.seeds_only = true;
     run.options.keep_going = true;
     run.options.minimize_share = 0;
     run.options.reduce_inputs = false;
     run.options.time = 0;
+    run.options.runs = 0;
   }
-  if (run.seeds_only) run.options.runs = std::max<uint64_t>(1, seeds);
+  // Not a run count: a seed that crashes is never counted, and the last one's result may
+  // still be on its way when the count is reached.
+  run.options.stop_after_seeds = run.seeds_only;
   run.options.libfuzzer_output = true;
   // libFuzzer writes everything to stderr, and scripts read it there.
   spdlog::set_default_logger(spdlog::stderr_color_mt("libfuzzer"));
   spdlog::set_pattern("%^%l%$: %v");
+  // Before the temporary directory exists: a Ctrl-C from now on ends the session, which
+  // removes it, instead of killing the process.
+  node::InstallInterruptHandler();
   // libFuzzer keeps nothing between runs but the output corpus: the store is temporary.
   std::string workdir_template =
       (std::getenv("TMPDIR") != nullptr && *std::getenv("TMPDIR") ? std::getenv("TMPDIR")
@@ -150,11 +151,13 @@ int LibFuzzerCommand(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::remove_all(run.options.workdir, ec);
   if (!outcome.started) return code;  // the session stopped before fuzzing: it said why
+  if (code == 130)
+    std::fprintf(stderr, "==%d== pollen: run interrupted; exiting\n", static_cast<int>(getpid()));
   if (merge) {
     std::fprintf(stderr, "MERGE-OUTER: %lu new files with %lu new features added\n",
                  static_cast<unsigned long>(outcome.units_written),
                  static_cast<unsigned long>(outcome.new_features));
-    return code == kExitUsage ? code : kExitOk;
+    return code == kExitUsage ? code : LibFuzzerExitCode(run, outcome, code == 130 ? 130 : 0);
   }
   std::fprintf(stderr, "%s", LibFuzzerFinalLines(run, outcome).c_str());
   return LibFuzzerExitCode(run, outcome, code);

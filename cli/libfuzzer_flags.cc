@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <limits>
 #include <map>
@@ -39,7 +40,7 @@ const std::vector<FlagRule>& Rules() {
        "stop)",
        [](int64_t v, const std::string&, LibFuzzerRun* r) {
          r->runs = v > 0 ? static_cast<uint64_t>(v) : 0;
-         r->options.runs = r->runs;
+         r->options.runs = r->runs;  // 0: no limit, or (-runs=0) seeds_only
          r->seeds_only = v == 0;
          return Status::Ok();
        }},
@@ -221,13 +222,15 @@ const FlagRule* FindRule(const std::string& name) {
 
 // libFuzzer reads numbers with atol; here a number is a decimal integer, or an error.
 Status ParseInteger(const std::string& name, const std::string& text, int64_t* out) {
-  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
-  if (i == text.size() || text.size() > 19 ||
-      !std::all_of(text.begin() + static_cast<long>(i), text.end(),
-                   [](char c) { return c >= '0' && c <= '9'; })) {
+  const char* begin = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(begin, end, *out);
+  if (error == std::errc::result_out_of_range) {
+    return Status::Error("-" + name + " is out of range: '" + text + "'");
+  }
+  if (error != std::errc() || stop != end || begin == end) {
     return Status::Error("-" + name + " expects an integer, got '" + text + "'");
   }
-  *out = std::stoll(text);
   return Status::Ok();
 }
 
@@ -251,10 +254,15 @@ Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
       paths.push_back(arg);
       continue;
     }
-    if (arg.rfind("--", 0) == 0) {
-      run.warnings.push_back("INFO: '" + arg + "' read as '" + arg.substr(1) + "'");
+    size_t dashes = arg.find_first_not_of('-');
+    if (dashes == std::string::npos) {  // "--", "---": no flag at all
+      run.warnings.push_back("WARNING: unrecognized flag '" + arg +
+                             "'; use -help=1 to list all flags");
+      continue;
     }
-    std::string body = arg.substr(arg.find_first_not_of('-'));
+    if (dashes > 1)
+      run.warnings.push_back("INFO: '" + arg + "' read as '-" + arg.substr(dashes) + "'");
+    std::string body = arg.substr(dashes);
     size_t eq = body.find('=');
     std::string name = body.substr(0, eq);
     const FlagRule* rule = eq == std::string::npos ? nullptr : FindRule(name);

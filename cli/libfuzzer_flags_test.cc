@@ -144,6 +144,14 @@ TEST_F(LibFuzzerFlagsTest, BadValuesAndMixedPathsAreErrors) {
   EXPECT_THAT(empty.status().message(), HasSubstr("-dict expects a value"));
   auto huge = ParseLibFuzzerArgs("/bin/target", {"-seed=99999999999999999999999"});
   EXPECT_FALSE(huge.ok());
+  auto above =
+      ParseLibFuzzerArgs("/bin/target", {"-runs=9999999999999999999"});  // 19 digits > INT64_MAX
+  ASSERT_FALSE(above.ok());
+  EXPECT_THAT(above.status().message(), HasSubstr("-runs is out of range"));
+  EXPECT_TRUE(ParseLibFuzzerArgs("/bin/target", {"-runs=-9223372036854775808"}).ok());
+  auto dashes = ParseLibFuzzerArgs("/bin/target", {"--", "---"});
+  ASSERT_TRUE(dashes.ok());
+  EXPECT_EQ(dashes.value().warnings.size(), 2u);
   auto mixed = ParseLibFuzzerArgs("/bin/target", {in_, file_});
   ASSERT_FALSE(mixed.ok());
   EXPECT_THAT(mixed.status().message(), HasSubstr("not a directory"));
@@ -178,7 +186,7 @@ TEST(LibFuzzerOutcomeTest, ExitCodesFollowLibFuzzers) {
   LibFuzzerRun run;
   LibFuzzerOutcome outcome;
   EXPECT_EQ(LibFuzzerExitCode(run, outcome, 0), 0);
-  EXPECT_EQ(LibFuzzerExitCode(run, outcome, 130), 0);  // interrupted: libFuzzer exits 0
+  EXPECT_EQ(LibFuzzerExitCode(run, outcome, 130), 72);  // interrupted, as libFuzzer
   EXPECT_EQ(LibFuzzerExitCode(run, outcome, 2), 2);
   outcome.first_failure_kind = "SEGV";
   EXPECT_EQ(LibFuzzerExitCode(run, outcome, 1), 77);
@@ -187,6 +195,8 @@ TEST(LibFuzzerOutcomeTest, ExitCodesFollowLibFuzzers) {
   outcome.first_failure_from_sanitizer = true;
   outcome.first_failure_kind = "heap-buffer-overflow";
   EXPECT_EQ(LibFuzzerExitCode(run, outcome, 1), 1);
+  outcome.first_failure_kind = "leak";  // found by LeakSanitizer, reported as libFuzzer's own
+  EXPECT_EQ(LibFuzzerExitCode(run, outcome, 1), 9);
   outcome.first_failure_kind = "timeout";
   EXPECT_EQ(LibFuzzerExitCode(run, outcome, 1), 70);
   outcome.first_failure_kind = "oom";

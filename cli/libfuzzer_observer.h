@@ -59,8 +59,8 @@ class LibFuzzerObserver : public node::CoordinatorObserver {
 
 // libFuzzer's exit code for a session that ended with `session_code` (cli/commands.h):
 // after a failure, 1 for a sanitizer's report, -timeout_exitcode for a timeout, 71 for an
-// out-of-memory, -error_exitcode for anything else; 0 after an interruption and with
-// -ignore_crashes=1, as libFuzzer's fork mode.
+// out-of-memory, -error_exitcode for anything else (a leak included); 72 after SIGINT or
+// SIGTERM; 0 at the limit with -ignore_crashes=1, as libFuzzer's fork mode.
 int LibFuzzerExitCode(const LibFuzzerRun& run, const LibFuzzerOutcome& outcome, int session_code);
 
 // libFuzzer's closing lines: "Done N runs in S second(s)" and, with -print_final_stats=1,

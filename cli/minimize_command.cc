@@ -14,11 +14,14 @@
 namespace pollen::cli {
 
 int MinimizeCommand(int argc, char** argv) {
-  uint32_t timeout = 10, rss_limit_mb = 2048, minimize_time = 60;
+  uint32_t timeout = 10, rss_limit_mb = 2048, malloc_limit_mb = 0, minimize_time = 60;
   std::string output;
   FlagParser parser("minimize");
   parser.Add("timeout", &timeout, "seconds one run may take before it counts as a hang");
   parser.Add("rss_limit_mb", &rss_limit_mb, "memory the target may use, in MiB; 0 = no limit");
+  parser.Add("malloc_limit_mb", &malloc_limit_mb,
+             "one allocation larger than this is an oom (targets built with a sanitizer); 0 = the "
+             "rss limit");
   parser.Add("minimize_time", &minimize_time, "seconds to spend minimizing");
   parser.Add("output", &output, "where to write the result; default FILE.min");
   std::vector<std::string> positional;
@@ -42,7 +45,8 @@ int MinimizeCommand(int argc, char** argv) {
   if (!data.ok()) return UsageError(data.status().message());
   if (output.empty()) output = positional[1] + ".min";
 
-  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, static_cast<uint32_t>(data->size()));
+  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb,
+                                          static_cast<uint32_t>(data->size()), malloc_limit_mb);
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
   const node::LaunchOptions& launch = launcher.options();

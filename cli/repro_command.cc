@@ -74,7 +74,8 @@ Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& pa
 // Runs every file once; prints each outcome. Returns the exit code; `signatures` gets the
 // signature of each failure.
 int RunFiles(const std::string& target, const std::vector<std::string>& files, uint32_t timeout,
-             uint32_t rss_limit_mb, std::vector<std::string>* signatures) {
+             uint32_t rss_limit_mb, uint32_t malloc_limit_mb,
+             std::vector<std::string>* signatures) {
   Status ok = node::CheckTargetFile(target);
   if (!ok.ok()) return UsageError(ok.message());
   std::vector<std::vector<uint8_t>> inputs;
@@ -85,7 +86,7 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
   }
   uint32_t max_len = 1;
   for (const auto& in : inputs) max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(in.size()));
-  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len);
+  auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len, malloc_limit_mb);
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
   const node::LaunchOptions& launch = launcher.options();
@@ -122,12 +123,15 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
 }  // namespace
 
 int ReproCommand(int argc, char** argv) {
-  uint32_t timeout = 10, rss_limit_mb = 2048;
+  uint32_t timeout = 10, rss_limit_mb = 2048, malloc_limit_mb = 0;
   std::string campaign_name, out;
   ControllerConnectionFlags controller_flags;
   FlagParser parser("repro");
   parser.Add("timeout", &timeout, "seconds the input may run before it counts as a hang");
   parser.Add("rss_limit_mb", &rss_limit_mb, "memory the target may use, in MiB; 0 = no limit");
+  parser.Add("malloc_limit_mb", &malloc_limit_mb,
+             "one allocation larger than this is an oom (targets built with a sanitizer); 0 = the "
+             "rss limit");
   parser.Add("campaign", &campaign_name, "pull the reproducer of SIGNATURE from this campaign");
   parser.Add("out", &out, "with --campaign: where to save it (default crashes-CAMPAIGN)");
   AddControllerFlags(&parser, &controller_flags);
@@ -152,7 +156,7 @@ int ReproCommand(int argc, char** argv) {
       std::printf("no inputs in %s: nothing to run\n", positional[1].c_str());
       return kExitOk;
     }
-    return RunFiles(positional[0], *files, timeout, rss_limit_mb, &signatures);
+    return RunFiles(positional[0], *files, timeout, rss_limit_mb, malloc_limit_mb, &signatures);
   }
 
   if (positional.empty() || positional.size() > 2) {
@@ -185,7 +189,7 @@ int ReproCommand(int argc, char** argv) {
     std::printf("note: %s is not the campaign's current build (%s, here %s): it may behave "
                 "differently\n", target->c_str(), campaign->build_id.c_str(), build_id->c_str());
   }
-  int code = RunFiles(*target, {*path}, timeout, rss_limit_mb, &signatures);
+  int code = RunFiles(*target, {*path}, timeout, rss_limit_mb, malloc_limit_mb, &signatures);
   if (code == kExitFailureFound) {
     std::printf(signatures.back() == crash->signature
                     ? "reproduced: same signature as the campaign's crash (%s)\n"

@@ -45,3 +45,10 @@ POLLEN_FUZZ_TEST(KeyValue, RoundTrips, [](std::string_view key, int32_t value, b
   EXPECT_EQ(entry.key, key);
   EXPECT_EQ(entry.value, value);
 }).Seeds({{"width", 80, false}, {"title", -1, true}});
+
+// A property that holds: fuzzing it runs until --fuzz_time (tests/fuzz_test_test.cc stops it
+// with SIGTERM).
+POLLEN_FUZZ_TEST(KeyValue, OneLinePerEntry, [](std::string_view key, int32_t value, bool spaced) {
+  if (key.find('\n') != std::string_view::npos) return;
+  EXPECT_EQ(Encode(key, value, spaced).find('\n'), std::string::npos);
+});

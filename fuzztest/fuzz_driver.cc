@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -56,13 +57,23 @@ std::string NewestArtifact(const std::string& crashes, time_t since) {
   return best;
 }
 
+volatile sig_atomic_t g_child = 0;
+
+// SIGINT and SIGTERM go to pollen, which stops cleanly (Ctrl-C reaches it anyway, through
+// the terminal's process group; a `kill` of this process would not); we wait for it.
+void Forward(int sig) {
+  if (g_child > 0) kill(static_cast<pid_t>(g_child), sig);
+}
+
 // Runs `pollen fuzz` with POLLEN_FUZZ set; returns its exit code.
 int RunPollen(const std::vector<std::string>& args, const std::string& full_name) {
-  struct sigaction ignore {
-  }, old_int{}, old_term{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &ignore, &old_int);  // Ctrl-C stops pollen, which ends cleanly; we wait
-  sigaction(SIGTERM, &ignore, &old_term);
+  struct sigaction forward = {};
+  struct sigaction old_int = {};
+  struct sigaction old_term = {};
+  forward.sa_handler = Forward;
+  sigemptyset(&forward.sa_mask);
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
   pid_t pid = fork();
   if (pid == 0) {
     signal(SIGINT, SIG_DFL);
@@ -73,9 +84,11 @@ int RunPollen(const std::vector<std::string>& args, const std::string& full_name
     std::fprintf(stderr, "ERROR: %s\n", error.c_str());
     _exit(2);
   }
+  g_child = pid;
   int status = 0;
   while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   if (pid < 0) return 2;
@@ -92,19 +105,22 @@ int FuzzOneTest(const std::string& full_name, unsigned long seconds, unsigned wo
     return 2;
   }
   const std::string self = runtime::SelfPath();
-  char seeds_template[] = "/tmp/pollen-fuzz-test-XXXXXX";
-  if (self.empty() || mkdtemp(seeds_template) == nullptr) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string seeds =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pollen-fuzz-test-XXXXXX";
+  if (self.empty() || mkdtemp(seeds.data()) == nullptr) {
     std::fprintf(stderr, "ERROR: cannot find this program or make a temporary directory\n");
     return 2;
   }
-  const std::string seeds = seeds_template;
   std::vector<std::string> texts = test->SeedTexts();
   for (size_t i = 0; i < texts.size(); i++)
     WriteWhole(seeds + "/seed-" + std::to_string(i + 1), texts[i]);
+  // The failures found before start the run too (the plain test runs the same files).
   std::error_code ec;
-  if (std::filesystem::is_directory(test->CorpusDir(), ec)) {
-    std::filesystem::copy(test->CorpusDir(), seeds, std::filesystem::copy_options::skip_existing,
-                          ec);
+  for (const auto& e : std::filesystem::directory_iterator(test->CorpusDir(), ec)) {
+    if (e.is_regular_file(ec) && e.path().filename().string()[0] != '.') {
+      std::filesystem::copy_file(e.path(), seeds + "/" + e.path().filename().string(), ec);
+    }
   }
   const char* env_workdir = std::getenv("POLLEN_FUZZ_WORKDIR");
   std::string workdir =

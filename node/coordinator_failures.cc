@@ -85,8 +85,11 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
   } else {
     // pollen libfuzzer's observer says where its own copy went; the work directory is temporary.
     if (!options_.libfuzzer_output) {
-      spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro {} {}", path.value(),
-                   saved.size(), options_.target, path.value());
+      std::string limit = options_.malloc_limit_mb != 0
+                              ? " --malloc-limit-mb=" + std::to_string(options_.malloc_limit_mb)
+                              : "";
+      spdlog::info("artifact: {} ({} bytes); reproduce with: pollen repro{} {} {}", path.value(),
+                   saved.size(), limit, options_.target, path.value());
     }
     summary_.artifacts.push_back(path.value());
   }

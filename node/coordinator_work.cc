@@ -62,6 +62,10 @@ void Coordinator::Dispatch(Slot& slot) {
       }
       length_.Start(largest, TotalRuns());
       PrintStatus("INITED");
+      if (options_.stop_after_seeds) {  // every start-up input has run and been handled
+        stop_ = true;
+        return;
+      }
     }
     size_t size = corpus_->size();
     uint32_t owned_count = 0;

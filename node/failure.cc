@@ -61,10 +61,10 @@ bool IsRuntimeFunction(const std::string& f) {
       "backtrace", "_Unwind", "(anonymous namespace)::On", "libc.so", "libstdc++",
       // A typed fuzz test's assertion (fuzztest/): GoogleTest reporting it, and the calls
       // between the test's body and LLVMFuzzerTestOneInput.
-      "testing::", "pollen::fuzztest",
+      "testing::internal::", "testing::UnitTest::", "pollen::fuzztest",
       // The same, mangled, as the runtime's own printer shows them without a symbolizer.
       "_ZSt9terminate", "_ZN6pollen7runtime", "_ZN10__cxxabiv1", "_ZN9__gnu_cxx", "_ZNSt",
-      "_ZN7testing", "_ZN6pollen8fuzztest"};
+      "_ZN7testing8internal", "_ZN7testing8UnitTest", "_ZN6pollen8fuzztest"};
   for (const char* p : kPrefixes) {
     if (f.rfind(p, 0) == 0) return true;
   }

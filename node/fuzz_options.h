@@ -72,6 +72,7 @@ struct FuzzOptions {
   std::string target;                     // path of the target binary
   std::vector<std::string> corpus_dirs;   // seed directories (read; new entries not written)
   bool libfuzzer_output = false;          // status lines in libFuzzer's shape (pollen libfuzzer)
+  bool stop_after_seeds = false;  // stop once the start-up inputs have run (-runs=0, -merge=1)
 };
 
 // The number of workers `options` asks for: --workers, or one per online CPU when it is 0.

@@ -24,8 +24,10 @@ struct SingleRunLauncher {
   std::unique_ptr<GlobalCoverage> coverage;
   std::unique_ptr<WorkerLauncher> launcher;
 };
+// One allocation above `malloc_limit_mb` (0: the rss limit) is an oom, as in pollen fuzz.
 Result<SingleRunLauncher> MakeSingleRunLauncher(const std::string& target, uint32_t timeout_s,
-                                                uint32_t rss_limit_mb, uint32_t max_len);
+                                                uint32_t rss_limit_mb, uint32_t max_len,
+                                                uint32_t malloc_limit_mb = 0);
 
 }  // namespace pollen::node
 

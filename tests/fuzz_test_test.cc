@@ -4,6 +4,7 @@
 // POLLEN_FUZZ_TESTDATA keeps that file out of the source tree.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "tests/test_util.h"
 
@@ -48,13 +49,34 @@ TEST(FuzzTestTest, SeedsPassFuzzingFindsTheBugAndItBecomesARegressionCase) {
   EXPECT_EQ(again.exit_code, 1) << again.output;
   EXPECT_THAT(again.output, HasSubstr("[  FAILED  ] KeyValue.RoundTrips")) << again.output;
   EXPECT_THAT(again.output, HasSubstr(inputs[0])) << again.output;
+
+  // The failures found before start the next fuzzing run: it fails on the first input.
+  CommandResult refuzz =
+      RunCommand({program, "--fuzz=KeyValue.RoundTrips", "--fuzz_time=120"}, 300, env);
+  EXPECT_EQ(refuzz.exit_code, 1) << refuzz.output;
+  EXPECT_THAT(refuzz.output, HasSubstr("FAILURE (while running an input as it is)"))
+      << refuzz.output;
+}
+
+// A `kill` of the fuzzing program (a CI runner's timeout, systemd) stops pollen cleanly.
+TEST(FuzzTestTest, SigtermStopsAFuzzingRun) {
+  std::string dir = MakeTempDir();
+  Background run({Program(), "--fuzz=KeyValue.OneLinePerEntry"},
+                 {"POLLEN=" + PollenBin(), "POLLEN_FUZZ_TESTDATA=" + dir + "/testdata",
+                  "POLLEN_FUZZ_WORKDIR=" + dir + "/work"});
+  ASSERT_TRUE(run.WaitForOutput("INITED", 60)) << run.output();
+  ASSERT_EQ(kill(run.pid(), SIGTERM), 0);
+  CommandResult r = run.Wait(60);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("stopped (SIGTERM)")) << r.output;
 }
 
 TEST(FuzzTestTest, AnUnknownTestIsAClearError) {
   CommandResult r = RunCommand({Program(), "--fuzz=No.Such"}, 60);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_THAT(r.output,
-              HasSubstr("no fuzz test named No.Such; this program has:\n  KeyValue.RoundTrips"))
+  EXPECT_THAT(r.output, HasSubstr("no fuzz test named No.Such; this program has:\n  "
+                                  "KeyValue.OneLinePerEntry\n  KeyValue.RoundTrips\n"))
       << r.output;
 }
 

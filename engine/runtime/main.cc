@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "engine/runtime/crash_handler.h"
+#include "engine/runtime/malloc_limit.h"
 #include "engine/runtime/pollen_program.h"
 #include "engine/runtime/sancov_state.h"
 #include "engine/runtime/worker.h"
@@ -123,13 +126,31 @@ int HandToPollen(int argc, char** argv) {
   return 1;
 }
 
-// -runs=N for files: each runs N times (libFuzzer's reproduction mode); 1 when absent.
-long RunsPerInput(int argc, char** argv) {
-  long runs = 1;
+// The value of libFuzzer's flag -NAME=VALUE (the last one given), or `fallback`.
+long FlagValue(int argc, char** argv, const char* name, long fallback) {
+  size_t n = std::strlen(name);
   for (int i = 1; i < argc; i++) {
-    if (std::strncmp(argv[i], "-runs=", 6) == 0) runs = std::strtol(argv[i] + 6, nullptr, 10);
+    if (argv[i][0] == '-' && std::strncmp(argv[i] + 1, name, n) == 0 && argv[i][n + 1] == '=') {
+      fallback = std::strtol(argv[i] + n + 2, nullptr, 10);
+    }
   }
-  return runs < 1 ? 1 : runs;
+  return fallback;
+}
+
+// libFuzzer's -timeout for files: an input running longer ends the process (exit code
+// -timeout_exitcode, 70), as a timeout during fuzzing would.
+long g_timeout_s = 0;
+int g_timeout_exit = 70;
+void OnAlarm(int) {
+  char line[96];
+  int n = std::snprintf(line, sizeof(line), "==%d== ERROR: pollen: timeout after %ld seconds\n",
+                        static_cast<int>(getpid()), g_timeout_s);
+  if (n > 0) {
+    ssize_t ignored = write(2, line, static_cast<size_t>(n));
+    (void)ignored;
+  }
+  pollen::runtime::PrintStack();
+  _exit(g_timeout_exit);
 }
 
 int RunStandalone(int argc, char** argv) {
@@ -141,7 +162,16 @@ int RunStandalone(int argc, char** argv) {
     }
     CollectFiles(argv[i], &files);
   }
-  const long runs = RunsPerInput(argc, argv);
+  // -runs=N: each input N times (libFuzzer's reproduction mode). The limits as libFuzzer's
+  // defaults: a 1200-s timeout, one allocation above the rss limit (2048 MiB) an oom (71).
+  const long runs = std::max(1L, FlagValue(argc, argv, "runs", 1));
+  g_timeout_s = FlagValue(argc, argv, "timeout", 1200);
+  g_timeout_exit = static_cast<int>(FlagValue(argc, argv, "timeout_exitcode", 70));
+  long malloc_limit = FlagValue(argc, argv, "malloc_limit_mb", 0);
+  if (malloc_limit <= 0) malloc_limit = FlagValue(argc, argv, "rss_limit_mb", 2048);
+  if (malloc_limit > 0)
+    pollen::runtime::InstallMallocLimit(static_cast<uint64_t>(malloc_limit), 71);
+  if (g_timeout_s > 0) signal(SIGALRM, OnAlarm);
   pollen::runtime::InstallCrashHandlers(nullptr);
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   std::fprintf(stderr, "INFO: Pollen runtime: running %zu inputs %ld time(s) each.\n", files.size(),
@@ -154,6 +184,7 @@ int RunStandalone(int argc, char** argv) {
     }
     std::fprintf(stderr, "Running: %s (%zu bytes)\n", f.c_str(), data.size());
     auto start = std::chrono::steady_clock::now();
+    if (g_timeout_s > 0) alarm(static_cast<unsigned>(g_timeout_s));
     for (long r = 0; r < runs; r++) {
       // A copy of exactly the input's size, so a sanitizer sees reads past its end.
       uint8_t* copy = new uint8_t[data.size() ? data.size() : 1];
@@ -163,6 +194,7 @@ int RunStandalone(int argc, char** argv) {
       pollen::runtime::GetSancovState().in_target = false;
       delete[] copy;
     }
+    alarm(0);
     long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                     std::chrono::steady_clock::now() - start)
                                     .count());

@@ -18,10 +18,12 @@ namespace pollen::runtime {
 namespace {
 
 size_t g_limit_bytes = 0;
+int g_exit_code = 1;
 std::atomic<bool> g_reported{false};
 
 void MallocHook(const volatile void*, size_t size) {
-  if (size <= g_limit_bytes || !GetSancovState().in_target) return;
+  if (size < g_limit_bytes || !GetSancovState().in_target)
+    return;                               // libFuzzer's rule: the limit itself fails
   if (g_reported.exchange(true)) return;  // the report itself may allocate
   char line[160];
   int n = std::snprintf(line, sizeof(line), "==%d== ERROR: pollen: out-of-memory (malloc(%zu))\n",
@@ -32,15 +34,16 @@ void MallocHook(const volatile void*, size_t size) {
     (void)ignored;
   }
   PrintStack();
-  _exit(1);
+  _exit(g_exit_code);
 }
 
 void FreeHook(const volatile void*) {}
 
 }  // namespace
 
-bool InstallMallocLimit(uint64_t limit_mb) {
+bool InstallMallocLimit(uint64_t limit_mb, int exit_code) {
   if (limit_mb == 0) return false;
+  g_exit_code = exit_code;
   if (__sanitizer_install_malloc_and_free_hooks == nullptr) return false;
   g_limit_bytes = static_cast<size_t>(limit_mb) << 20;
   __sanitizer_install_malloc_and_free_hooks(MallocHook, FreeHook);

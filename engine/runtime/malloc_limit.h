@@ -10,9 +10,10 @@
 
 namespace pollen::runtime {
 
-// Installs the limit (`limit_mb` MiB; 0 does nothing). Returns whether a sanitizer's malloc
-// hooks were there to install it in.
-bool InstallMallocLimit(uint64_t limit_mb);
+// Installs the limit (`limit_mb` MiB; 0 does nothing): the process then exits with
+// `exit_code` after the report. Returns whether a sanitizer's malloc hooks were there to
+// install it in.
+bool InstallMallocLimit(uint64_t limit_mb, int exit_code);
 
 }  // namespace pollen::runtime
 

@@ -199,7 +199,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   s.sites.Clear();
   s.sites.mode = engine::CmpSiteLog::kLearn;
   s.log_routines = true;
-  const bool stage = request.getStage();
+  // The stage and the gate fixes write what a comparison needs, text or not: not with
+  // --only-ascii, whose inputs must all be text.
+  const bool stage = request.getStage() && !mutator_->ascii();
   if (stage) {
     cmp_log_->Clear();
     entry_seq_->Clear();
@@ -241,6 +243,10 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     if (custom_mutator_) {
       // The target's own mutator: the coordinator cannot replay it, so the mutant is
       // published raw (custom_mutator.h).
+      // A crash inside the hook itself leaves the input it was given as the one to keep.
+      std::memcpy(shm_.raw(), buf, size);
+      Publish(&h->raw_size, static_cast<uint32_t>(size));
+      Publish(&h->raw_in_mem, 1u);
       size = CustomMutate(*mutator_, buf, size, mutator_->max_size(), rng, sources);
       if (mutator_->ascii()) engine::ToAscii(buf, size);
       Publish(&h->chain_length, ++chain);
@@ -256,7 +262,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       gates_.ResetHits(s.sites);
       found = RunOne(buf, size);
       CountRun();
-      if (!found && gates_.count() > 0 && FixGates(buf, size, &found)) {
+      if (!found && gates_.count() > 0 && !mutator_->ascii() && FixGates(buf, size, &found)) {
         chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
       }
     }
@@ -442,7 +448,7 @@ int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
   const char* value_profile = getenv(engine::kEnvValueProfile);
   if (value_profile != nullptr && std::strcmp(value_profile, "1") == 0) EnableValueProfile();
   if (const char* limit = getenv(engine::kEnvMallocLimitMb))
-    InstallMallocLimit(std::strtoull(limit, nullptr, 10));
+    InstallMallocLimit(std::strtoull(limit, nullptr, 10), 1);
   InstallCrashHandlers(shm.header());
   Publish(&shm.header()->phase, static_cast<uint32_t>(engine::WorkerPhase::kInit));
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
