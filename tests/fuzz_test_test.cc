@@ -34,11 +34,7 @@ TEST(FuzzTestTest, SeedsPassFuzzingFindsTheBugAndItBecomesARegressionCase) {
       RunCommand({program, "--fuzz=KeyValue.RoundTrips", "--fuzz_time=120"}, 300, env);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
-  std::vector<std::string> files = ListFiles(dir + "/testdata/KeyValue.RoundTrips", "");
-  std::vector<std::string> inputs;
-  for (const std::string& f : files) {
-    if (f[f.rfind('/') + 1] != '.') inputs.push_back(f);
-  }
+  std::vector<std::string> inputs = ListVisibleFiles(dir + "/testdata/KeyValue.RoundTrips");
   ASSERT_EQ(inputs.size(), 1u) << fuzz.output;
   std::string text = ReadFile(inputs[0]);
   EXPECT_THAT(text, StartsWith("pollen fuzz v1\nstring(\"")) << text;

@@ -14,15 +14,6 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The regular files of `dir` (full paths), without dotfiles.
-std::vector<std::string> FilesIn(const std::string& dir) {
-  std::vector<std::string> files;
-  for (const std::string& f : ListFiles(dir, "")) {
-    if (f[f.rfind('/') + 1] != '.') files.push_back(f);
-  }
-  return files;
-}
-
 std::vector<std::string> PollenEnv() { return {"POLLEN=" + PollenBin()}; }
 
 // Runs `argv` in directory `dir`, as a script that cds there first would.
@@ -59,7 +50,7 @@ TEST(LibFuzzerModeTest, ClusterFuzzsCommandLinesFindReportAndReproduceTheCrash) 
   EXPECT_THAT(r.output, HasSubstr("Test unit written to " + artifact + "\n")) << r.output;
   EXPECT_EQ(ReadFile(artifact).substr(0, 3), "HI!");
   // The inputs that led there ("H", "HI") are new units; the seed is not written back.
-  std::vector<std::string> units = FilesIn(fresh);
+  std::vector<std::string> units = ListVisibleFiles(fresh);
   EXPECT_GE(units.size(), 1u) << r.output;
   for (const std::string& u : units) EXPECT_NE(ReadFile(u), "zz");
 
@@ -89,8 +80,8 @@ TEST(LibFuzzerModeTest, FuzzBenchsCommandLineGoesOnPastCrashesAndExitsZero) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("WARNING: unrecognized flag"))) << r.output;
   EXPECT_EQ(ListFiles(dir, "crash-").size(), 1u) << r.output;
-  EXPECT_GE(FilesIn(out).size(), 1u) << r.output;
-  EXPECT_EQ(FilesIn(in).size(), 1u) << r.output;  // the input corpus is only read
+  EXPECT_GE(ListVisibleFiles(out).size(), 1u) << r.output;
+  EXPECT_EQ(ListVisibleFiles(in).size(), 1u) << r.output;  // the input corpus is only read
   EXPECT_THAT(r.output, ContainsRegex("Done [0-9]+ runs in [0-9]+ second\\(s\\)")) << r.output;
   EXPECT_THAT(r.output, ContainsRegex("stat::new_units_added: +[1-9]")) << r.output;
 }
@@ -138,9 +129,9 @@ TEST(LibFuzzerModeTest, MergeCopiesWhatAddsCoverageAndSkipsCrashes) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("WARNING: unrecognized flag"))) << r.output;
   std::vector<std::string> contents;
-  for (const std::string& f : FilesIn(into)) contents.push_back(ReadFile(f));
+  for (const std::string& f : ListVisibleFiles(into)) contents.push_back(ReadFile(f));
   EXPECT_THAT(contents, ::testing::UnorderedElementsAre("Hxx", "HIx")) << r.output;
-  EXPECT_EQ(FilesIn(from).size(), 3u);
+  EXPECT_EQ(ListVisibleFiles(from).size(), 3u);
   EXPECT_TRUE(ListFiles(dir, "crash-").empty())
       << r.output;  // the crashing input is skipped, not reported
   EXPECT_THAT(r.output, HasSubstr("MERGE-OUTER: 1 new files with ")) << r.output;

@@ -44,8 +44,7 @@ TEST(OnlyAsciiTest, EveryInputFoundIsText) {
                  {"POLLEN=" + PollenBin()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   size_t files = 0;
-  for (const std::string& f : ListFiles(dir, "")) {
-    if (f[f.rfind('/') + 1] == '.') continue;
+  for (const std::string& f : ListVisibleFiles(dir)) {
     files++;
     for (unsigned char c : ReadFile(f)) {
       ASSERT_TRUE((c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r'))

@@ -184,6 +184,14 @@ std::vector<std::string> ListFiles(const std::string& dir, const std::string& pr
   return files;
 }
 
+std::vector<std::string> ListVisibleFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const std::string& f : ListFiles(dir, "")) {
+    if (f[f.rfind('/') + 1] != '.') files.push_back(f);
+  }
+  return files;
+}
+
 std::vector<std::string> ArtifactInputs(const std::string& crashes_dir, const std::string& prefix) {
   std::vector<std::string> inputs;
   for (const auto& f : ListFiles(crashes_dir, prefix + "-")) {

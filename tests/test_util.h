@@ -48,6 +48,8 @@ std::string PollenBin();
 std::string Example(const std::string& name);     // EXAMPLES_DIR/<name>_fuzzer
 std::string TestTarget(const std::string& name);  // TEST_TARGETS_DIR/<name>_fuzzer
 std::vector<std::string> ListFiles(const std::string& dir, const std::string& prefix);
+// The entries of `dir` (full paths) whose names do not start with a dot.
+std::vector<std::string> ListVisibleFiles(const std::string& dir);
 // The failure artifacts of a work directory's crashes/ named PREFIX-<sha1>, without their
 // .txt reports.
 std::vector<std::string> ArtifactInputs(const std::string& crashes_dir, const std::string& prefix);
