@@ -10,9 +10,15 @@
 # trials numbered 1..N (run.sh --first-trial), reported together with
 #   bench/real/report.py OUT/*-pollen-routines OUT/*-libfuzzer OUT/*-aflplusplus --pool-anchors
 #
+# Records: with --keep=DIR, each measured run's small files (OUT/TARGET-FUZZER/meta and its
+# trial's result and coverage.tsv: all that report.py reads) are copied into DIR, and DIR's
+# records are copied into OUT (never over a file there) before the states are read, so a run
+# measured on an earlier machine counts as done on a new one. The project keeps its records
+# in bench/results/ (committed; docs/decisions.md), and report.py reads DIR as it reads OUT.
+#
 # Usage: bench/real/long_runs.sh --out=DIR [--targets=re2,sqlite3,expat] [--time=60]
 #          [--trials=3] [--budget=MINUTES] [--fuzzers=pollen-routines,libfuzzer,aflplusplus]
-#          [--cpus=0,1] [--dry-run]
+#          [--cpus=0,1] [--keep=DIR] [--dry-run]
 #   --time     minutes per run, or "30s" for seconds (a smoke test)
 #   --budget   minutes this call may take (default 150); a run starts only if it can end,
 #              measured, within it (its time plus 5 minutes)
@@ -21,7 +27,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "ERROR: $*" >&2; exit 2; }
-out="" targets=re2,sqlite3,expat minutes=60 trials=3 budget=150 dry=0
+out="" keep="" targets=re2,sqlite3,expat minutes=60 trials=3 budget=150 dry=0
 fuzzers=pollen-routines,libfuzzer,aflplusplus cpus=0,1
 for a in "$@"; do
   case "$a" in
@@ -32,6 +38,7 @@ for a in "$@"; do
     --budget=*) budget=${a#--budget=} ;;
     --fuzzers=*) fuzzers=${a#--fuzzers=} ;;
     --cpus=*) cpus=${a#--cpus=} ;;
+    --keep=*) keep=${a#--keep=} ;;
     --dry-run) dry=1 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $a (see --help)" ;;
@@ -52,6 +59,28 @@ IFS=, read -r -a target_list <<<"$targets"
 IFS=, read -r -a fuzzer_list <<<"$fuzzers"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+if [ -n "$keep" ]; then
+  mkdir -p "$keep"
+  keep=$(cd "$keep" && pwd)
+  cp -R -n "$keep"/. "$out"/
+fi
+
+# Copies the records of T-F (its meta, and each measured trial's result and coverage.tsv)
+# into the --keep directory.
+save_records() {  # save_records T F
+  [ -n "$keep" ] || return 0
+  local dir=$1-$2 cov trial
+  [ -f "$out/$dir/meta" ] || return 0
+  mkdir -p "$keep/$dir"
+  cp "$out/$dir/meta" "$keep/$dir/meta"
+  for cov in "$out/$dir/$1/$2"/trial-*/coverage.tsv; do
+    [ -f "$cov" ] || continue
+    trial=${cov%/coverage.tsv}
+    trial=${trial##*/}
+    mkdir -p "$keep/$dir/$1/$2/$trial"
+    cp "$cov" "$out/$dir/$1/$2/$trial/result" "$keep/$dir/$1/$2/$trial/"
+  done
+}
 
 # The state of trial K of fuzzer F on target T: done (measured), unmeasured, or pending
 # (absent, or cut short: its directory is removed before it runs again).
@@ -87,7 +116,7 @@ echo "pending: ${#pollen_lane[@]} Pollen runs, ${#anchor_lane[@]} anchor runs, $
 for u in "${unmeasured[@]}"; do
   read -r t f k <<<"$u"
   echo "measuring $f on $t, trial $k"
-  [ $dry = 1 ] || bash "$here/measure.sh" "$out/$t-$f" 2
+  [ $dry = 1 ] || { bash "$here/measure.sh" "$out/$t-$f" 2 && save_records "$t" "$f"; }
 done
 
 start_s=$(date +%s)
@@ -109,6 +138,7 @@ run_one() {  # run_one T F K C
   taskset -c "$c" bash "$here/run.sh" --no-setup --targets="$t" --fuzzers="$f" --time="$minutes" \
     "${first[@]}" --cpus="$c" --out="$dir" >"$out/$t-$f-trial-$k.log" 2>&1 ||
     echo "$(date -u +%H:%M:%S) FAILED: $f on $t, trial $k (see $out/$t-$f-trial-$k.log)"
+  save_records "$t" "$f"
   echo "$(date -u +%H:%M:%S) end: $f on $t, trial $k"
 }
 

@@ -77,4 +77,23 @@ if bash "$root/bench/real/run.sh" --no-setup --time=6s --trials=1 --first-trial=
   fail "run.sh continued a campaign with other fuzzers"
 fi
 [ ! -e "$results/keyword/pollen/trial-3" ] || fail "a refused continuation left a trial 3"
+# long_runs.sh keeps each measured run's records (--keep), and a new machine, with an empty
+# OUT, counts them as done: only trial 2 is left to run.
+keep=$tmp/records
+bash "$root/bench/real/long_runs.sh" --out="$tmp/long" --keep="$keep" --targets=magic4 \
+  --fuzzers=pollen,libfuzzer --time=4s --trials=1 --budget=6 >"$tmp/long.log" 2>&1 \
+  || fail "long_runs.sh failed: $(tail -3 "$tmp/long.log")"
+for f in pollen libfuzzer; do
+  for rec in meta magic4/$f/trial-1/result magic4/$f/trial-1/coverage.tsv; do
+    [ -s "$keep/magic4-$f/$rec" ] || fail "long_runs.sh kept no $rec for $f"
+  done
+done
+[ "$(find "$keep" -type f | wc -l)" = 6 ] || fail "long_runs.sh kept more than the records: $(find "$keep" -type f)"
+dry=$(bash "$root/bench/real/long_runs.sh" --out="$tmp/long-new" --keep="$keep" --targets=magic4 \
+  --fuzzers=pollen,libfuzzer --time=4s --trials=2 --budget=6 --dry-run)
+grep -q '^done: pollen on magic4, trial 1$' <<<"$dry" || fail "kept records not counted as done: $dry"
+grep -q '^pending: 1 Pollen runs, 1 anchor runs, 0 to measure$' <<<"$dry" || fail "long_runs.sh --dry-run: $dry"
+python3 "$root/bench/real/report.py" "$keep/magic4-pollen" "$keep/magic4-libfuzzer" >/dev/null \
+  || fail "report.py cannot read the kept records"
+grep -q '^| Pollen | 1 | ' "$keep/magic4-pollen/report.md" || fail "the report of the kept records has no Pollen row"
 echo "bench/real suite smoke: OK ($(grep -c '^| Pollen |' "$report") Pollen rows)"
