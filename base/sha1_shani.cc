@@ -18,8 +18,8 @@ namespace {
 // (W[t] highest); the e of a group rides in the highest lane of the words added to it.
 struct Lanes {
   __m128i abcd;
-  __m128i w[4];       // W of the next four groups: w[k % 4] holds group k's words
-  __m128i e_plus_w;   // e + W of the group about to run
+  __m128i w[4];      // W of the next four groups: w[k % 4] holds group k's words
+  __m128i e_plus_w;  // e + W of the group about to run
 };
 
 // Four rounds of group k (0..19) with round function F (k / 5), then prepares group k + 1:
@@ -69,8 +69,8 @@ POLLEN_SHA_TARGET void Sha1BlocksShaNi(uint32_t h[5], const uint8_t* data, size_
     Lanes s;
     s.abcd = abcd;
     for (int i = 0; i < 4; i++) {
-      s.w[i] = _mm_shuffle_epi8(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * i)), reverse);
+      s.w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * i)),
+                                reverse);
     }
     s.e_plus_w = _mm_add_epi32(e, s.w[0]);
     FiveGroups<0>(s);

@@ -10,14 +10,22 @@ namespace pollen::base {
 // nullptr for a signal that is not one of the fatal ones.
 inline const char* FatalSignalName(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SEGV";
-    case SIGBUS: return "BUS";
-    case SIGILL: return "ILL";
-    case SIGFPE: return "FPE";
-    case SIGABRT: return "ABRT";
-    case SIGTRAP: return "TRAP";
-    case SIGKILL: return "KILL";
-    default: return nullptr;
+    case SIGSEGV:
+      return "SEGV";
+    case SIGBUS:
+      return "BUS";
+    case SIGILL:
+      return "ILL";
+    case SIGFPE:
+      return "FPE";
+    case SIGABRT:
+      return "ABRT";
+    case SIGTRAP:
+      return "TRAP";
+    case SIGKILL:
+      return "KILL";
+    default:
+      return nullptr;
   }
 }
 

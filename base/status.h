@@ -58,8 +58,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status error) : v_(std::move(error)) {  // NOLINT
+  Result(T value) : v_(std::move(value)) {}       // NOLINT: implicit by design
+  Result(Status error) : v_(std::move(error)) {   // NOLINT
     if (std::get<Status>(v_).ok()) std::abort();  // an ok Status carries no value: a bug
   }
 
@@ -81,12 +81,12 @@ class [[nodiscard]] Result {
 }  // namespace pollen
 
 // Aborts with context when an internal invariant fails (a bug, never bad input).
-#define POLLEN_CHECK(cond)                                                              \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
+#define POLLEN_CHECK(cond)                                                                    \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "pollen: CHECK failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                     \
-    }                                                                                   \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 #endif  // POLLEN_BASE_STATUS_H_

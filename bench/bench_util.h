@@ -47,8 +47,8 @@ inline double ProcessCpuSeconds() {
 // then writes to memory the host backs, as on a machine without reporting, whatever ran
 // before it. Costs nothing on such a machine but the time to touch the pages.
 inline void WarmFreeMemory(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                 -1, 0);
   if (p != MAP_FAILED) munmap(p, bytes);
 }
 

@@ -252,8 +252,7 @@ std::optional<Timing> Stream(const Workload& workload, const Config& config, boo
   if (!keys_dir.empty()) std::filesystem::remove_all(keys_dir);
   if (!received.ok()) return fail("receiving: " + received.status().message());
   if (!sent->ok()) return fail("sending: " + sent->status().message());
-  if (received->records != workload.count() ||
-      received->stream_bytes != workload.stream_bytes()) {
+  if (received->records != workload.count() || received->stream_bytes != workload.stream_bytes()) {
     return fail("the stream delivered " + std::to_string(received->records) + " records");
   }
   return timing;
@@ -291,11 +290,11 @@ int Main(int argc, char** argv) {
   }
   const Workload workload(config);
   const double mb = static_cast<double>(workload.stream_bytes()) / 1e6;
-  std::printf("transfer_bench: %zu records of %zu KB +-10%% = %.1f MB of data, %.1f MB of stream;"
-              " chunks of %zu KiB, window %u, best of %d\n",
-              workload.count(), config.record_kb,
-              static_cast<double>(workload.data_bytes()) / 1e6, mb, config.chunk_kb,
-              config.window, config.repeat);
+  std::printf(
+      "transfer_bench: %zu records of %zu KB +-10%% = %.1f MB of data, %.1f MB of stream;"
+      " chunks of %zu KiB, window %u, best of %d\n",
+      workload.count(), config.record_kb, static_cast<double>(workload.data_bytes()) / 1e6, mb,
+      config.chunk_kb, config.window, config.repeat);
   std::printf("CPU: %s, %u hardware threads\n", CpuModel().c_str(),
               std::thread::hardware_concurrency());
 

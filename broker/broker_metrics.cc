@@ -4,8 +4,8 @@ namespace pollen::broker {
 
 void AddBrokerMetrics(const BrokerStatus& s, ops::MetricSet& m) {
   const BrokerCounters& t = s.totals;
-  m.Counter("pollen_broker_messages_received_total",
-            "Frames received from nodes, valid or not.", static_cast<double>(t.messages_in));
+  m.Counter("pollen_broker_messages_received_total", "Frames received from nodes, valid or not.",
+            static_cast<double>(t.messages_in));
   m.Counter("pollen_broker_bytes_received_total", "Bytes received from nodes.",
             static_cast<double>(t.bytes_in));
   m.Counter("pollen_broker_messages_relayed_total",
@@ -33,12 +33,10 @@ void AddBrokerMetrics(const BrokerStatus& s, ops::MetricSet& m) {
   m.Gauge("pollen_broker_relay_messages_per_second",
           "Messages per second over the last status interval.", s.out_messages_per_s,
           {{"direction", "out"}});
-  m.Gauge("pollen_broker_relay_bytes_per_second",
-          "Bytes per second over the last status interval.", s.in_mb_per_s * 1e6,
-          {{"direction", "in"}});
-  m.Gauge("pollen_broker_relay_bytes_per_second",
-          "Bytes per second over the last status interval.", s.out_mb_per_s * 1e6,
-          {{"direction", "out"}});
+  m.Gauge("pollen_broker_relay_bytes_per_second", "Bytes per second over the last status interval.",
+          s.in_mb_per_s * 1e6, {{"direction", "in"}});
+  m.Gauge("pollen_broker_relay_bytes_per_second", "Bytes per second over the last status interval.",
+          s.out_mb_per_s * 1e6, {{"direction", "out"}});
 }
 
 }  // namespace pollen::broker

@@ -51,7 +51,7 @@ TEST(PeerTableTest, AReconnectedNodeReplacesItsOldConnection) {
   ASSERT_EQ(table.Admit("r2", Info("a"), "", 10, &new_peer), std::nullopt);
   EXPECT_EQ(table.peers(), 1u);
   EXPECT_EQ(new_peer->routing_id, "r2");
-  EXPECT_EQ(new_peer->deliveries, 57u);                               // numbering goes on
+  EXPECT_EQ(new_peer->deliveries, 57u);                                       // numbering goes on
   EXPECT_TRUE(table.CampaignOf(*new_peer).inputs.Contains(base::Digest{1}));  // dedup state kept
   EXPECT_EQ(table.FindNode(*new_peer, "a"), new_peer);
 }

@@ -43,7 +43,7 @@ const char kBrokerHelp[] =
   X(uint32_t, max_message_kib, 2048, "largest message accepted, KiB")                       \
   X(uint32_t, peer_timeout, 10, "seconds of silence after which a node counts as gone")     \
   X(uint64_t, dedup_capacity, 262144, "input hashes remembered per campaign for dedup")     \
-  X(uint32_t, io_threads, 2, "ZeroMQ I/O threads (they do the CURVE encryption)")            \
+  X(uint32_t, io_threads, 2, "ZeroMQ I/O threads (they do the CURVE encryption)")           \
   X(std::string, http, "", ops::kHttpFlagHelp)
 
 struct BrokerFlags {

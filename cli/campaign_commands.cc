@@ -13,8 +13,8 @@
 #include "cli/controller_connection.h"
 #include "cli/flag_parser.h"
 #include "cli/json_output.h"
-#include "cli/target_setup.h"
 #include "cli/table_format.h"
+#include "cli/target_setup.h"
 #include "node/interrupt.h"
 
 namespace pollen::cli {
@@ -35,9 +35,8 @@ const char* StateName(controller::NodeState state) {
 
 // Parses the shared flags and the positional arguments; on --help prints `help`. Returns
 // -1 to go on, else the exit code.
-int ParseClientFlags(const char* help, int argc, char** argv,
-                     FlagParser* parser, ControllerConnectionFlags* flags,
-                     std::vector<std::string>* positional) {
+int ParseClientFlags(const char* help, int argc, char** argv, FlagParser* parser,
+                     ControllerConnectionFlags* flags, std::vector<std::string>* positional) {
   AddControllerFlags(parser, flags);
   bool want_help = false;
   Status parsed = parser->Parse(argc, argv, positional, &want_help);
@@ -91,19 +90,18 @@ void PrintStatus(const controller::StatusReply& status) {
                 c.build_id.substr(0, 16).c_str(), c.nodes_alive, c.nodes_lost,
                 Short(c.execs_per_second).c_str(), Short(c.edges).c_str(),
                 Short(c.features).c_str(), Short(c.corpus_entries).c_str(),
-                Short(c.corpus_features).c_str(),
-                Short(c.crashes).c_str(), Mib(c.rss_bytes).c_str(), c.stopped ? "  STOPPED" : "");
+                Short(c.corpus_features).c_str(), Short(c.crashes).c_str(),
+                Mib(c.rss_bytes).c_str(), c.stopped ? "  STOPPED" : "");
   }
   if (status.nodes.empty()) return;
   std::printf("\n%-32s %-24s %-5s %6s %10s %8s %9s %8s %7s %7s\n", "NODE", "CAMPAIGN", "STATE",
               "SEEN", "EXEC/S", "EDGES", "FEATURES", "CORPUS", "CRASHES", "RSS");
   for (const controller::NodeStatus& n : status.nodes) {
     std::printf("%-32s %-24s %-5s %6s %10s %8s %9s %8s %7s %7s\n", n.node_id.c_str(),
-                n.campaign.c_str(), StateName(n.state),
-                Ago(n.last_heartbeat_age_ms).c_str(), Short(n.stats.execs_per_second).c_str(),
-                Short(n.stats.edges).c_str(), Short(n.stats.features).c_str(),
-                Short(n.stats.corpus_entries).c_str(), Short(n.stats.crashes).c_str(),
-                Mib(n.stats.rss_bytes).c_str());
+                n.campaign.c_str(), StateName(n.state), Ago(n.last_heartbeat_age_ms).c_str(),
+                Short(n.stats.execs_per_second).c_str(), Short(n.stats.edges).c_str(),
+                Short(n.stats.features).c_str(), Short(n.stats.corpus_entries).c_str(),
+                Short(n.stats.crashes).c_str(), Mib(n.stats.rss_bytes).c_str());
   }
   if (status.truncated) std::printf("(more nodes than one answer holds: name a campaign)\n");
 }
@@ -116,8 +114,7 @@ int ListCommand(int argc, char** argv) {
   bool json = false;
   parser.Add("json", &json, "print JSON (docs/usage.md) instead of the table");
   std::vector<std::string> positional;
-  if (int done = ParseClientFlags(kListHelp, argc, argv, &parser, &flags, &positional);
-      done >= 0) {
+  if (int done = ParseClientFlags(kListHelp, argc, argv, &parser, &flags, &positional); done >= 0) {
     return done;
   }
   if (!positional.empty()) return UsageError("pollen list takes no arguments");
@@ -133,8 +130,8 @@ int ListCommand(int argc, char** argv) {
               "NODES", "LOST", "CREATED");
   for (const controller::CampaignSummary& c : reply->campaigns) {
     std::printf("%-24s %-24s %-16s %-8s %5u %5u  %s\n", c.name.c_str(), c.target.c_str(),
-                c.build_id.substr(0, 16).c_str(), c.stopped ? "stopped" : "running",
-                c.nodes_alive, c.nodes_lost, Date(c.created_unix_ms).c_str());
+                c.build_id.substr(0, 16).c_str(), c.stopped ? "stopped" : "running", c.nodes_alive,
+                c.nodes_lost, Date(c.created_unix_ms).c_str());
   }
   if (reply->campaigns.empty()) std::printf("(no campaign yet: nodes create them as they join)\n");
   return kExitOk;
@@ -188,19 +185,21 @@ int StartOrStop(bool stop, int argc, char** argv) {
   FlagParser parser(name);
   ControllerConnectionFlags flags;
   std::vector<std::string> positional;
-  if (int done = ParseClientFlags(stop ? kStopHelp : kStartHelp, argc, argv, &parser,
-                                  &flags, &positional);
+  if (int done =
+          ParseClientFlags(stop ? kStopHelp : kStartHelp, argc, argv, &parser, &flags, &positional);
       done >= 0) {
     return done;
   }
   if (positional.size() != 1) {
-    return UsageError(std::string("pollen ") + name + " needs one CAMPAIGN (pollen list shows them)");
+    return UsageError(std::string("pollen ") + name +
+                      " needs one CAMPAIGN (pollen list shows them)");
   }
   auto client = ConnectToController(flags);
   if (!client.ok()) return UsageError(client.status().message());
   controller::CampaignRef campaign{positional[0], ""};
-  controller::Request request = stop ? controller::Request(controller::StopCampaignRequest{campaign})
-                                     : controller::Request(controller::StartCampaignRequest{campaign});
+  controller::Request request =
+      stop ? controller::Request(controller::StopCampaignRequest{campaign})
+           : controller::Request(controller::StartCampaignRequest{campaign});
   auto reply = Ask<controller::CampaignStateReply>(**client, request, flags);
   if (!reply) return kExitUsage;
   std::printf("campaign %s: %s\n", reply->name.c_str(), reply->stopped ? "stopped" : "running");

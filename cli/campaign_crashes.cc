@@ -59,9 +59,9 @@ Result<std::string> PullReproducer(const controller::ControllerClientOptions& cl
   controller::StreamClientOptions stream;
   stream.connect_timeout_ms = timeout_ms;
   stream.idle_timeout_ms = timeout_ms;
-  Result<transfer::TransferCounters> pulled = controller::PullStream(
-      client, controller::CrashResource(campaign.name, crash.signature), "", &sink, nullptr,
-      stream);
+  Result<transfer::TransferCounters> pulled =
+      controller::PullStream(client, controller::CrashResource(campaign.name, crash.signature), "",
+                             &sink, nullptr, stream);
   if (!pulled.ok()) return pulled.status();
   if (!sink.has_input) {
     return Status::Error("controller at " + client.controller + " sent no reproducer for crash " +

@@ -66,8 +66,12 @@ class ControllerCommandsTest : public ::testing::Test {
   void ReportCrash(const std::string& node_id, const std::string& input) {
     ctl::RegisterRequest reg{node_id, "shallow", "shallow_crash_fuzzer", build_id_, "", "host", 1};
     ASSERT_TRUE(node_->Call<ctl::RegisterReply>(reg, 5000).ok());
-    ctl::CrashRequest crash{node_id, kSignature, "SEGV", {input.begin(), input.end()},
-                            "==1==ERROR: SEGV on unknown address", false};
+    ctl::CrashRequest crash{node_id,
+                            kSignature,
+                            "SEGV",
+                            {input.begin(), input.end()},
+                            "==1==ERROR: SEGV on unknown address",
+                            false};
     auto reply = node_->Call<ctl::CrashReply>(crash, 5000);
     ASSERT_TRUE(reply.ok()) << reply.status().message();
   }

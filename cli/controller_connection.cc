@@ -30,9 +30,10 @@ Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
   if (flags.timeout == 0) return Status::Error("--timeout must be at least 1 second");
   const bool curve = !flags.key.empty() || !flags.controller_key.empty();
   if (curve == flags.insecure_plaintext) {
-    return Status::Error(curve ? "--key/--controller-key and --insecure-plaintext exclude each other"
-                               : "the controller needs --key=PREFIX and --controller-key=FILE "
-                                 "(CURVE), or --insecure-plaintext for a plain-text controller");
+    return Status::Error(curve
+                             ? "--key/--controller-key and --insecure-plaintext exclude each other"
+                             : "the controller needs --key=PREFIX and --controller-key=FILE "
+                               "(CURVE), or --insecure-plaintext for a plain-text controller");
   }
   if (!curve) {
     controller::ControllerClientOptions options;
@@ -40,8 +41,9 @@ Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
     return options;
   }
   if (flags.key.empty() || flags.controller_key.empty()) {
-    return Status::Error("CURVE needs both --key=PREFIX (this host's keys) and "
-                         "--controller-key=FILE (the controller's .pub)");
+    return Status::Error(
+        "CURVE needs both --key=PREFIX (this host's keys) and "
+        "--controller-key=FILE (the controller's .pub)");
   }
   return controller::ClientOptionsFromKeyFiles(flags.controller, flags.key, flags.controller_key);
 }

@@ -15,11 +15,13 @@
 namespace pollen::cli {
 
 // X(type, name, environment variable for the default, help)
-#define POLLEN_CONTROLLER_CLIENT_FLAGS(X)                                                    \
-  X(std::string, controller, "POLLEN_CONTROLLER",                                            \
-    "the controller's endpoint, e.g. tcp://controller-host:7200")                            \
-  X(std::string, key, "POLLEN_KEY", "this host's key pair PREFIX: reads PREFIX.key (pollen keygen)") \
-  X(std::string, controller_key, "POLLEN_CONTROLLER_KEY", "the controller's public key file (controller.pub)")
+#define POLLEN_CONTROLLER_CLIENT_FLAGS(X)                            \
+  X(std::string, controller, "POLLEN_CONTROLLER",                    \
+    "the controller's endpoint, e.g. tcp://controller-host:7200")    \
+  X(std::string, key, "POLLEN_KEY",                                  \
+    "this host's key pair PREFIX: reads PREFIX.key (pollen keygen)") \
+  X(std::string, controller_key, "POLLEN_CONTROLLER_KEY",            \
+    "the controller's public key file (controller.pub)")
 
 struct ControllerConnectionFlags {
 #define POLLEN_DECLARE_FLAG(type, name, env, help) type name;

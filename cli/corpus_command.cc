@@ -84,8 +84,8 @@ int StatsCommand(int argc, char** argv) {
   if (ec) return UsageError("cannot list corpus store directory " + s.path() + ": " + ec.message());
 
   if (json) {
-    PrintJson(StoreStatsJson({s.path(), s.campaign().target, s.stored_build_id(), files_bytes,
-                              *stats}));
+    PrintJson(
+        StoreStatsJson({s.path(), s.campaign().target, s.stored_build_id(), files_bytes, *stats}));
     return kExitOk;
   }
   std::printf("store:         %s\n", s.path().c_str());
@@ -93,8 +93,8 @@ int StatsCommand(int argc, char** argv) {
   std::printf("build id:      %s\n", s.stored_build_id().c_str());
   std::printf("entries:       %" PRIu64 "\n", stats->entries);
   std::printf("raw bytes:     %" PRIu64 "\n", stats->raw_bytes);
-  std::printf("bytes on disk: %" PRIu64 " (%" PRIu64 " in SST files: %" PRIu64
-              " inputs, %" PRIu64 " features and other metadata)\n",
+  std::printf("bytes on disk: %" PRIu64 " (%" PRIu64 " in SST files: %" PRIu64 " inputs, %" PRIu64
+              " features and other metadata)\n",
               files_bytes, stats->disk_bytes, stats->input_disk_bytes,
               stats->disk_bytes - std::min(stats->disk_bytes, stats->input_disk_bytes));
   if (stats->disk_bytes > 0) {
@@ -140,7 +140,8 @@ int LsCommand(int argc, char** argv) {
           return true;
         });
   } else {
-    listed = store.value()->ForEachEntry([times](std::string_view hash, const storage::EntryMeta& meta) {
+    listed = store.value()->ForEachEntry([times](std::string_view hash,
+                                                 const storage::EntryMeta& meta) {
       std::printf("%.*s %" PRIu64 " %zu %s", static_cast<int>(hash.size()), hash.data(), meta.size,
                   meta.features.size(), meta.origin.empty() ? "-" : meta.origin.c_str());
       if (times) std::printf(" %" PRId64, meta.first_seen_unix_ms);
@@ -151,7 +152,6 @@ int LsCommand(int argc, char** argv) {
   if (!listed.ok()) return UsageError(listed.message());
   return kExitOk;
 }
-
 
 }  // namespace
 

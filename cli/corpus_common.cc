@@ -69,13 +69,15 @@ int ParseSubcommand(FlagParser& parser, int argc, char** argv, const char* help_
   }
   if (!parsed.ok()) return UsageError(parsed.message());
   if (positional->size() < min_positional || positional->size() > max_positional) {
-    std::string wanted = min_positional == max_positional
-                             ? std::to_string(min_positional)
-                             : (max_positional == SIZE_MAX ? "at least " + std::to_string(min_positional)
-                                                           : std::to_string(min_positional) + " to " +
-                                                                 std::to_string(max_positional));
+    std::string wanted =
+        min_positional == max_positional
+            ? std::to_string(min_positional)
+            : (max_positional == SIZE_MAX
+                   ? "at least " + std::to_string(min_positional)
+                   : std::to_string(min_positional) + " to " + std::to_string(max_positional));
     return UsageError("expected " + wanted + " argument" + (max_positional == 1 ? "" : "s") +
-                      ", got " + std::to_string(positional->size()) + " (see pollen corpus --help)");
+                      ", got " + std::to_string(positional->size()) +
+                      " (see pollen corpus --help)");
   }
   return -1;
 }

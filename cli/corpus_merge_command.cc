@@ -70,13 +70,15 @@ int MergeCommand(int argc, char** argv) {
       sources.push_back(std::move(store).value());
       continue;
     }
-    auto fmt = format == "auto" ? storage::DetectCorpusFormat(source) : storage::ParseCorpusFormat(format);
+    auto fmt =
+        format == "auto" ? storage::DetectCorpusFormat(source) : storage::ParseCorpusFormat(format);
     if (!fmt.ok()) return UsageError(fmt.status().message());
     storage::CorpusFormat f = fmt.value();
     merger.AddInputs(source, [source, f](const storage::InputSink& sink) {
-      return storage::ReadCorpusDir(source, f, [&](std::string_view name, std::vector<uint8_t> data) {
-        return sink(name, std::span<const uint8_t>(data.data(), data.size()));
-      });
+      return storage::ReadCorpusDir(
+          source, f, [&](std::string_view name, std::vector<uint8_t> data) {
+            return sink(name, std::span<const uint8_t>(data.data(), data.size()));
+          });
     });
   }
   auto report = merger.Run();
@@ -96,7 +98,8 @@ int MergeCommand(int argc, char** argv) {
       static_cast<unsigned long>(r.executed), static_cast<unsigned long>(r.results_reused),
       static_cast<unsigned long>(r.failed), static_cast<unsigned long>(r.features),
       static_cast<unsigned long>(r.entries_selected), static_cast<unsigned long>(r.bytes_selected),
-      static_cast<unsigned long>(r.entries_added), static_cast<unsigned long>(r.entries_superseded));
+      static_cast<unsigned long>(r.entries_added),
+      static_cast<unsigned long>(r.entries_superseded));
   for (const auto& [kind, count] : r.failures_by_kind) {
     std::printf("  skipped %lu input%s that failed: %s\n", static_cast<unsigned long>(count),
                 count == 1 ? "" : "s", kind.c_str());
@@ -123,12 +126,14 @@ int CompactCommand(int argc, char** argv) {
   auto report = storage::CompactStore(*store.value());
   if (!report.ok()) return UsageError(report.status().message());
   const storage::CompactReport& r = report.value();
-  std::printf("compacted: %lu entries removed\n  before: %lu entries, %lu bytes raw, %lu bytes on disk\n"
-              "  after:  %lu entries, %lu bytes raw, %lu bytes on disk\n",
-              static_cast<unsigned long>(r.entries_removed), static_cast<unsigned long>(r.before.entries),
-              static_cast<unsigned long>(r.before.raw_bytes), static_cast<unsigned long>(r.before.disk_bytes),
-              static_cast<unsigned long>(r.after.entries), static_cast<unsigned long>(r.after.raw_bytes),
-              static_cast<unsigned long>(r.after.disk_bytes));
+  std::printf(
+      "compacted: %lu entries removed\n  before: %lu entries, %lu bytes raw, %lu bytes on disk\n"
+      "  after:  %lu entries, %lu bytes raw, %lu bytes on disk\n",
+      static_cast<unsigned long>(r.entries_removed), static_cast<unsigned long>(r.before.entries),
+      static_cast<unsigned long>(r.before.raw_bytes),
+      static_cast<unsigned long>(r.before.disk_bytes), static_cast<unsigned long>(r.after.entries),
+      static_cast<unsigned long>(r.after.raw_bytes),
+      static_cast<unsigned long>(r.after.disk_bytes));
   return kExitOk;
 }
 

@@ -97,17 +97,19 @@ int ExportCommand(int argc, char** argv) {
   auto store = OpenForInspection(positional[0]);
   if (!store.ok()) return UsageError(store.status().message());
   std::vector<std::string> hashes;
-  Status listed = store.value()->ForEachEntry([&](std::string_view hash, const storage::EntryMeta&) {
-    hashes.emplace_back(hash);
-    return true;
-  });
+  Status listed =
+      store.value()->ForEachEntry([&](std::string_view hash, const storage::EntryMeta&) {
+        hashes.emplace_back(hash);
+        return true;
+      });
   if (!listed.ok()) return UsageError(listed.message());
   Progress progress("export");
   uint64_t bytes = 0;
   for (size_t i = 0; i < hashes.size(); i++) {
     auto data = store.value()->GetInput(hashes[i]);
     if (!data.ok()) return UsageError(data.status().message());
-    Status written = storage::WriteCorpusFile(positional[1], fmt.value(), data->data(), data->size(), i);
+    Status written =
+        storage::WriteCorpusFile(positional[1], fmt.value(), data->data(), data->size(), i);
     if (!written.ok()) return UsageError(written.message());
     bytes += data->size();
     progress.Update("entries", i + 1, hashes.size());

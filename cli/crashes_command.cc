@@ -112,8 +112,8 @@ int CrashesCommand(int argc, char** argv) {
     return kExitOk;
   }
   if (!pull) {
-    std::printf("%-16s %-24s %7s %5s %8s %-9s %-16s %-16s\n", "SIGNATURE", "KIND", "COUNT",
-                "NODES", "SIZE", "MINIMIZED", "FIRST SEEN", "LAST SEEN");
+    std::printf("%-16s %-24s %7s %5s %8s %-9s %-16s %-16s\n", "SIGNATURE", "KIND", "COUNT", "NODES",
+                "SIZE", "MINIMIZED", "FIRST SEEN", "LAST SEEN");
     for (const controller::CrashSummary& c : *crashes) {
       std::printf("%-16s %-24s %7" PRIu64 " %5u %8" PRIu64 " %-9s %-16s %-16s\n",
                   c.signature.c_str(), c.kind.c_str(), c.count, c.nodes, c.input_size,

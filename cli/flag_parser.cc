@@ -32,10 +32,12 @@ bool ParseTrueFalse(const std::string& s, bool* v) {
 
 }  // namespace
 
-Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max, uint64_t* out) {
+Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max,
+                     uint64_t* out) {
   if (text.empty() || text.size() > 20 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return Status::Error("--" + Dashed(flag) + " expects a non-negative integer, got '" + text + "'");
+    return Status::Error("--" + Dashed(flag) + " expects a non-negative integer, got '" + text +
+                         "'");
   }
   uint64_t v = 0;
   for (char c : text) {
@@ -75,7 +77,8 @@ void FlagParser::Add(const std::string& name, std::string* v, const std::string&
 void FlagParser::Add(const std::string& name, bool* v, const std::string& help) {
   flags_.push_back({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
                       if (!ParseTrueFalse(s, v)) {
-                        return Status::Error("--" + Dashed(name) + " expects true or false, got '" + s + "'");
+                        return Status::Error("--" + Dashed(name) + " expects true or false, got '" +
+                                             s + "'");
                       }
                       return Status::Ok();
                     }});
@@ -89,7 +92,8 @@ void FlagParser::Add(const std::string& name, node::Setting* v, const std::strin
                       } else if (s == "auto") {
                         *v = node::Setting::kAuto;
                       } else {
-                        return Status::Error("--" + Dashed(name) + " expects true, false or auto, got '" + s + "'");
+                        return Status::Error("--" + Dashed(name) +
+                                             " expects true, false or auto, got '" + s + "'");
                       }
                       return Status::Ok();
                     }});
@@ -170,8 +174,9 @@ Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positi
 std::string FlagParser::Usage() const {
   std::string out;
   if (environment_) {
-    out += "  (each flag may also be set in the environment: POLLEN_NODE_ID=x for --node-id=x;\n"
-           "   the command line wins)\n";
+    out +=
+        "  (each flag may also be set in the environment: POLLEN_NODE_ID=x for --node-id=x;\n"
+        "   the command line wins)\n";
   }
   for (const auto& f : flags_) {
     std::string left = "  --" + Dashed(f.name) + (f.is_bool ? "" : "=N");

@@ -147,7 +147,8 @@ TEST(FlagParserSettingTest, TrueFalseAutoAndBare) {
   EXPECT_EQ(vp, node::Setting::kOn);
   Status bad = parse({"--use-value-profile=sometimes"});
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.message(), HasSubstr("--use-value-profile expects true, false or auto, got 'sometimes'"));
+  EXPECT_THAT(bad.message(),
+              HasSubstr("--use-value-profile expects true, false or auto, got 'sometimes'"));
 }
 
 TEST(FlagEnvironmentNameTest, CapitalsWithPrefix) {

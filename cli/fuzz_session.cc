@@ -57,7 +57,8 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
     if (from_target.ok()) {
       embedded = engine::MergeDictionary(from_target.value(), &dict.value());
     } else {
-      spdlog::warn("the target's embedded dictionary is not used: {}", from_target.status().message());
+      spdlog::warn("the target's embedded dictionary is not used: {}",
+                   from_target.status().message());
     }
   }
   std::vector<std::vector<uint8_t>> seeds;
@@ -65,8 +66,9 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   if (!read.ok()) return UsageError(read.message());
   options.max_len = ChooseMaxLen(options.max_len, seeds);
   if (options.seed == 0) {
-    options.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-                   (static_cast<uint64_t>(getpid()) << 32);
+    options.seed =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        (static_cast<uint64_t>(getpid()) << 32);
   }
   std::string name = BaseName(options.target);
   if (options.workdir.empty()) options.workdir = ".pollen/" + name;
@@ -76,7 +78,8 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   if (!build_id.ok()) return UsageError(build_id.status().message());
 
   storage::StoreOptions store_options;
-  auto store = storage::CorpusStore::Open(options.workdir + "/corpus", {name, build_id.value()}, store_options);
+  auto store = storage::CorpusStore::Open(options.workdir + "/corpus", {name, build_id.value()},
+                                          store_options);
   if (!store.ok()) return UsageError(store.status().message());
   bool trust_features = !store.value()->build_id_changed();
   if (!trust_features) {
@@ -115,10 +118,11 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
     if (observer->StopRequested()) return kExitOk;  // the observer said why
   }
 
-  spdlog::info("pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries "
-               "({} embedded in the target), workdir {}",
-               command, options.target, options.max_len, options.timeout, options.rss_limit_mb,
-               launch.dictionary.entries.size(), embedded, options.workdir);
+  spdlog::info(
+      "pollen {} {}: max_len {}, timeout {} s, rss limit {} MiB, dictionary {} entries "
+      "({} embedded in the target), workdir {}",
+      command, options.target, options.max_len, options.timeout, options.rss_limit_mb,
+      launch.dictionary.entries.size(), embedded, options.workdir);
   node::InstallInterruptHandler();
   node::Coordinator coordinator(options, &launcher, &corpus, store.value().get(),
                                 options.workdir + "/crashes");
@@ -133,8 +137,10 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   if (!options.libfuzzer_output) PrintSummary(s, options.workdir);
   if (!s.learned_dictionary.empty()) {
     // libFuzzer's block, which scripts know; the words are kept in the work directory too.
-    std::fprintf(stderr, "###### Recommended dictionary. ######\n%s###### End of recommended dictionary. ######\n",
-                 s.learned_dictionary.c_str());
+    std::fprintf(
+        stderr,
+        "###### Recommended dictionary. ######\n%s###### End of recommended dictionary. ######\n",
+        s.learned_dictionary.c_str());
   }
   return s.exit_code;
 }

@@ -36,7 +36,8 @@ int MinimizeCommand(int argc, char** argv) {
     return kExitOk;
   }
   if (!parsed.ok()) return UsageError(parsed.message());
-  if (positional.size() != 2) return UsageError("pollen minimize needs a TARGET and one FILE (see pollen minimize --help)");
+  if (positional.size() != 2)
+    return UsageError("pollen minimize needs a TARGET and one FILE (see pollen minimize --help)");
   if (timeout == 0) return UsageError("--timeout must be at least 1 second");
   std::string target = positional[0];
   Status ok = node::CheckTargetFile(target);
@@ -55,18 +56,22 @@ int MinimizeCommand(int argc, char** argv) {
   auto outcome = node::RunInput(*worker.value(), launch, data->data(), data->size());
   if (!outcome.ok()) return UsageError(outcome.status().message());
   if (!outcome->failed) {
-    return UsageError(positional[1] + " does not fail: there is nothing to minimize (pollen minimize keeps a failure)");
+    return UsageError(
+        positional[1] +
+        " does not fail: there is nothing to minimize (pollen minimize keeps a failure)");
   }
   worker.value().reset();
   std::fprintf(stderr, "%s fails: %s; minimizing for at most %u s...\n", positional[1].c_str(),
                outcome->failure.summary.c_str(), minimize_time);
   node::InstallInterruptHandler();
-  node::CrashMinimizeResult r = node::MinimizeFailure(launcher, data.value(), outcome->failure, minimize_time);
+  node::CrashMinimizeResult r =
+      node::MinimizeFailure(launcher, data.value(), outcome->failure, minimize_time);
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(r.input.data()), static_cast<std::streamsize>(r.input.size()));
+  out.write(reinterpret_cast<const char*>(r.input.data()),
+            static_cast<std::streamsize>(r.input.size()));
   if (!out) return UsageError("cannot write " + output);
-  std::fprintf(stderr, "%s: %zu bytes (from %zu, %lu attempts%s); still fails: %s\n", output.c_str(),
-               r.input.size(), data->size(), static_cast<unsigned long>(r.attempts),
+  std::fprintf(stderr, "%s: %zu bytes (from %zu, %lu attempts%s); still fails: %s\n",
+               output.c_str(), r.input.size(), data->size(), static_cast<unsigned long>(r.attempts),
                r.interrupted ? ", interrupted" : "", r.failure.summary.c_str());
   return kExitOk;
 }

@@ -61,8 +61,7 @@ int Worst(int a, int b) {
 }  // namespace
 
 int NightlyCommand(int argc, char** argv) {
-  std::string campaign_path, night, state = ".pollen/nightly", build, coverage_build, broker,
-      image;
+  std::string campaign_path, night, state = ".pollen/nightly", build, coverage_build, broker, image;
   uint32_t merge_timeout = 3600;
   ControllerConnectionFlags controller_flags;
   FlagParser parser("nightly");
@@ -72,7 +71,8 @@ int NightlyCommand(int argc, char** argv) {
   parser.Add("state", &state, "directory of the nights' state and reports");
   parser.Add("build", &build, "the fuzzing build, instead of the file's builds.fuzz");
   parser.Add("coverage_build", &coverage_build, "the coverage build, instead of builds.coverage");
-  parser.Add("image", &image, "tonight's image, instead of builds.image (the file's paths are in it)");
+  parser.Add("image", &image,
+             "tonight's image, instead of builds.image (the file's paths are in it)");
   parser.Add("broker", &broker, "a broker for the nodes to share finds through (optional)");
   parser.Add("merge_timeout", &merge_timeout, "seconds the controller's merge may take");
   AddControllerFlags(&parser, &controller_flags);
@@ -102,7 +102,8 @@ int NightlyCommand(int argc, char** argv) {
     if (!coverage_build.empty()) campaign->coverage_build = coverage_build;
     if (!image.empty()) {
       if (campaign->image.empty()) {
-        return UsageError(file + ": --image needs builds.image in the campaign file (its "
+        return UsageError(file +
+                          ": --image needs builds.image in the campaign file (its "
                           "builds' paths are then paths inside the image)");
       }
       campaign->image = image;

@@ -103,7 +103,8 @@ Result<NodeKeys> ReadNodeKeys(const node::ClusterOptions& cluster) {
   const std::string key_file = net::SecretKeyFile(cluster.key);
   auto own = net::ReadSecretKey(key_file);
   if (!own.ok()) {
-    return Status::Error(own.status().message() + " (make it with: pollen keygen " + cluster.key + ")");
+    return Status::Error(own.status().message() + " (make it with: pollen keygen " + cluster.key +
+                         ")");
   }
   keys.own = own.value();
   if (!cluster.broker.empty()) {
@@ -126,7 +127,8 @@ Status CheckClusterFlags(const node::ClusterOptions& cluster) {
         "pollen node needs --broker=ADDR or --controller=ADDR (or both), e.g. "
         "--broker=tcp://broker-host:7100");
   }
-  bool keys = !cluster.key.empty() || !cluster.broker_key.empty() || !cluster.controller_key.empty();
+  bool keys =
+      !cluster.key.empty() || !cluster.broker_key.empty() || !cluster.controller_key.empty();
   if (cluster.insecure_plaintext && keys) {
     return Status::Error(
         "--key/--broker-key/--controller-key and --insecure-plaintext exclude each other");
@@ -149,7 +151,8 @@ Status CheckClusterFlags(const node::ClusterOptions& cluster) {
     return Status::Error("--controller-key is for --controller, which is not given");
   }
   broker::MessageLimits limits;
-  if (cluster.campaign.size() > limits.max_name_bytes || cluster.node_id.size() > limits.max_name_bytes) {
+  if (cluster.campaign.size() > limits.max_name_bytes ||
+      cluster.node_id.size() > limits.max_name_bytes) {
     return Status::Error("--campaign and --node-id take at most " +
                          std::to_string(limits.max_name_bytes) + " bytes");
   }
@@ -288,12 +291,14 @@ int NodeCommand(int argc, char** argv) {
   if (!parsed.ok()) return UsageError(parsed.message());
   if (cluster.follow_builds) {
     if (cluster.controller.empty() || cluster.campaign.empty()) {
-      return UsageError("--follow-builds needs --controller=ADDR and --campaign=NAME: the "
-                        "controller says which build of the campaign to fuzz");
+      return UsageError(
+          "--follow-builds needs --controller=ADDR and --campaign=NAME: the "
+          "controller says which build of the campaign to fuzz");
     }
     options.corpus_dirs = positional;  // no TARGET: the controller's build
   } else {
-    if (positional.empty()) return UsageError("pollen node needs a TARGET (see pollen node --help)");
+    if (positional.empty())
+      return UsageError("pollen node needs a TARGET (see pollen node --help)");
     options.target = positional[0];
     options.corpus_dirs.assign(positional.begin() + 1, positional.end());
   }
@@ -325,20 +330,21 @@ int NodeCommand(int argc, char** argv) {
   if (!http.ok()) return UsageError(http.status().message());
 
   // Captures `options` by reference: RunFuzzSession settles max_len before it calls this.
-  auto make_observers = [&](const SessionInfo& info)
-      -> Result<std::unique_ptr<node::CoordinatorObserver>> {
+  auto make_observers =
+      [&](const SessionInfo& info) -> Result<std::unique_ptr<node::CoordinatorObserver>> {
     const std::string campaign = cluster.campaign.empty() ? info.target_name : cluster.campaign;
     auto observers = std::make_unique<node::ObserverList>();
     const node::ControllerLink* controller_link = nullptr;
     const node::ClusterLink* cluster_link = nullptr;
     if (!cluster.controller.empty()) {
-      auto link = MakeControllerLink(cluster, options, keys ? &*keys : nullptr, node_id,
-                                     campaign, info);
+      auto link =
+          MakeControllerLink(cluster, options, keys ? &*keys : nullptr, node_id, campaign, info);
       if (!link.ok()) return link.status();
       if ((*link)->StopRequested()) {
-        spdlog::warn("not fuzzing: campaign {} is stopped at the controller (pollen start {} "
-                     "lets its nodes run again)",
-                     campaign, campaign);
+        spdlog::warn(
+            "not fuzzing: campaign {} is stopped at the controller (pollen start {} "
+            "lets its nodes run again)",
+            campaign, campaign);
         return std::unique_ptr<node::CoordinatorObserver>(std::move(link).value());
       }
       controller_link = link->get();
@@ -368,8 +374,8 @@ int NodeCommand(int argc, char** argv) {
       observers->Add(std::move(cluster_observer));
     }
     // Last: it reads what the links did in the same turn.
-    observers->Add(telemetry.MakeObserver({node_id, campaign, info.build_id}, cluster_link,
-                                          controller_link));
+    observers->Add(
+        telemetry.MakeObserver({node_id, campaign, info.build_id}, cluster_link, controller_link));
     return std::unique_ptr<node::CoordinatorObserver>(std::move(observers));
   };
   const int code =

@@ -85,7 +85,8 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
     inputs.push_back(std::move(data).value());
   }
   uint32_t max_len = 1;
-  for (const auto& in : inputs) max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(in.size()));
+  for (const auto& in : inputs)
+    max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(in.size()));
   auto made = node::MakeSingleRunLauncher(target, timeout, rss_limit_mb, max_len, malloc_limit_mb);
   if (!made.ok()) return UsageError(made.status().message());
   node::WorkerLauncher& launcher = *made->launcher;
@@ -103,8 +104,9 @@ int RunFiles(const std::string& target, const std::vector<std::string>& files, u
     if (!outcome.ok()) return UsageError(outcome.status().message());
     const std::string& file = files[i];
     if (!outcome->failed) {
-      std::printf("%s: no failure (%zu bytes, %zu features, %lu us)\n", file.c_str(), inputs[i].size(),
-                  outcome->features.size(), static_cast<unsigned long>(outcome->exec_time_us));
+      std::printf("%s: no failure (%zu bytes, %zu features, %lu us)\n", file.c_str(),
+                  inputs[i].size(), outcome->features.size(),
+                  static_cast<unsigned long>(outcome->exec_time_us));
       continue;
     }
     failures++;
@@ -160,7 +162,8 @@ int ReproCommand(int argc, char** argv) {
   }
 
   if (positional.empty() || positional.size() > 2) {
-    return UsageError("pollen repro --campaign needs a SIGNATURE, and may take the TARGET before it");
+    return UsageError(
+        "pollen repro --campaign needs a SIGNATURE, and may take the TARGET before it");
   }
   const int timeout_ms = static_cast<int>(controller_flags.timeout) * 1000;
   Result<controller::ControllerClientOptions> options =
@@ -179,15 +182,17 @@ int ReproCommand(int argc, char** argv) {
   Result<std::string> target =
       positional.size() == 2 ? Result<std::string>(positional[0]) : LocateTarget(campaign->target);
   if (!target.ok()) return UsageError(target.status().message());
-  Result<std::string> path = PullReproducer(*options, *campaign, *crash,
-                                            out.empty() ? "crashes-" + campaign_name : out, timeout_ms);
+  Result<std::string> path = PullReproducer(
+      *options, *campaign, *crash, out.empty() ? "crashes-" + campaign_name : out, timeout_ms);
   if (!path.ok()) return UsageError(path.status().message());
   std::printf("pulled %s (%s, seen %lu times in campaign %s)\n", path->c_str(), crash->kind.c_str(),
               static_cast<unsigned long>(crash->count), campaign_name.c_str());
   Result<std::string> build_id = node::BuildIdOf(*target);
   if (build_id.ok() && *build_id != campaign->build_id) {
-    std::printf("note: %s is not the campaign's current build (%s, here %s): it may behave "
-                "differently\n", target->c_str(), campaign->build_id.c_str(), build_id->c_str());
+    std::printf(
+        "note: %s is not the campaign's current build (%s, here %s): it may behave "
+        "differently\n",
+        target->c_str(), campaign->build_id.c_str(), build_id->c_str());
   }
   int code = RunFiles(*target, {*path}, timeout, rss_limit_mb, malloc_limit_mb, &signatures);
   if (code == kExitFailureFound) {

@@ -9,12 +9,15 @@
 
 namespace pollen::cli {
 
-Status ReadCorpusDirs(const std::vector<std::string>& dirs, std::vector<std::vector<uint8_t>>* inputs) {
+Status ReadCorpusDirs(const std::vector<std::string>& dirs,
+                      std::vector<std::vector<uint8_t>>* inputs) {
   namespace fs = std::filesystem;
   for (const std::string& dir : dirs) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) return Status::Error("corpus directory " + dir + " does not exist");
-    if (!fs::is_directory(dir, ec)) return Status::Error(dir + " is not a directory (corpus directories hold one file per input)");
+    if (!fs::is_directory(dir, ec))
+      return Status::Error(dir +
+                           " is not a directory (corpus directories hold one file per input)");
     fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
     if (ec) return Status::Error("cannot read corpus directory " + dir + ": " + ec.message());
     for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {

@@ -16,7 +16,8 @@ namespace pollen::cli {
 
 // Every regular file below each directory, recursively. A directory that is missing or
 // unreadable is an error; so is a file in it that cannot be read.
-Status ReadCorpusDirs(const std::vector<std::string>& dirs, std::vector<std::vector<uint8_t>>* inputs);
+Status ReadCorpusDirs(const std::vector<std::string>& dirs,
+                      std::vector<std::vector<uint8_t>>* inputs);
 
 // The largest seed, at least 4096 and at most 1 MiB, when `requested` is 0.
 uint32_t ChooseMaxLen(uint32_t requested, const std::vector<std::vector<uint8_t>>& seeds);

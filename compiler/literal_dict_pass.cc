@@ -19,13 +19,13 @@
 //   solves by itself), little-endian as the program compares it in memory.
 // At most kMaxEntries per module, each 2..128 bytes, each once.
 #include "compiler/literal_dict_pass.h"
-#include "compiler/libc_compares.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/libc_compares.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"

@@ -46,8 +46,8 @@ void AddControllerMetrics(const ControllerStatus& s, ops::MetricSet& m) {
   m.Counter("pollen_controller_streams_expired_total",
             "Failed streams whose peer went silent (counted in outcome=\"failed\" too).",
             D(st.expired));
-  m.Counter("pollen_controller_stream_bytes_total", "Stream bytes, by direction.",
-            D(st.bytes_sent), {{"direction", "sent"}});
+  m.Counter("pollen_controller_stream_bytes_total", "Stream bytes, by direction.", D(st.bytes_sent),
+            {{"direction", "sent"}});
   m.Counter("pollen_controller_stream_bytes_total", "Stream bytes, by direction.",
             D(st.bytes_received), {{"direction", "received"}});
 }

@@ -25,28 +25,27 @@ Status CrashPushSink::Commit(std::string_view name, std::string_view data) {
     has_report_ = true;
     return Status::Ok();
   }
-  return Status::Error("a crash push carries the record 'input', then optionally 'report'; "
-                       "record '" +
-                       std::string(name.substr(0, 64)) + "' came " +
-                       (has_input_ ? "after them" : "first"));
+  return Status::Error(
+      "a crash push carries the record 'input', then optionally 'report'; "
+      "record '" +
+      std::string(name.substr(0, 64)) + "' came " + (has_input_ ? "after them" : "first"));
 }
 
 Status CrashPushSink::Finish(bool complete) {
   if (!complete || reported_) return Status::Ok();
   if (!has_input_) return Status::Error("the crash push ended without its 'input' record");
   // The reproducer and report move out; the names stay for Summary().
-  Reply reply = report_(CrashRequest{crash_.node_id, crash_.signature, crash_.kind,
-                                     std::move(crash_.input), std::move(crash_.report),
-                                     crash_.minimized});
+  Reply reply =
+      report_(CrashRequest{crash_.node_id, crash_.signature, crash_.kind, std::move(crash_.input),
+                           std::move(crash_.report), crash_.minimized});
   if (const auto* error = std::get_if<ErrorReply>(&reply)) return Status::Error(error->message);
   reported_ = true;
   return Status::Ok();
 }
 
 std::string CrashPushSink::Summary() const {
-  return "crash " + crash_.signature + " [" + crash_.kind + "], " +
-         std::to_string(input_bytes_) + " bytes of reproducer" +
-         (reported_ ? ", counted" : ", not counted");
+  return "crash " + crash_.signature + " [" + crash_.kind + "], " + std::to_string(input_bytes_) +
+         " bytes of reproducer" + (reported_ ? ", counted" : ", not counted");
 }
 
 }  // namespace pollen::controller

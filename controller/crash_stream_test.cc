@@ -56,8 +56,8 @@ TEST_F(CrashStreamTest, ACrashTooLargeForAMessageIsPushedCountedAndPulledBackWho
   EXPECT_EQ(list->crashes[0].count, 1u);
   EXPECT_EQ(list->crashes[0].input_size, crash.input.size());
 
-  auto detail = node_->Call<CrashDetailReply>(GetCrashRequest{{"json", ""}, kSignature},
-                                              kStreamTimeoutMs);
+  auto detail =
+      node_->Call<CrashDetailReply>(GetCrashRequest{{"json", ""}, kSignature}, kStreamTimeoutMs);
   ASSERT_FALSE(detail.ok());
   EXPECT_NE(detail.status().message().find(CrashResource("json", kSignature)), std::string::npos)
       << detail.status().message();
@@ -68,8 +68,7 @@ TEST_F(CrashStreamTest, ACrashTooLargeForAMessageIsPushedCountedAndPulledBackWho
   ASSERT_TRUE(pulled.ok()) << pulled.status().message();
   ASSERT_EQ(sink.records.size(), 2u);
   EXPECT_EQ(sink.records[0].first, "input");
-  EXPECT_TRUE(sink.records[0].second ==
-              std::string(crash.input.begin(), crash.input.end()));
+  EXPECT_TRUE(sink.records[0].second == std::string(crash.input.begin(), crash.input.end()));
   EXPECT_EQ(sink.records[1].first, "report");
   EXPECT_EQ(sink.records[1].second, crash.report);
 
@@ -87,8 +86,7 @@ TEST_F(CrashStreamTest, ACrashPushOfAnUnknownNodeEndsWithTheControllersAnswer) {
   crash.node_id = "node-never-registered";
   Status pushed = PushCrashStream(client_, "json", crash);
   ASSERT_FALSE(pushed.ok());
-  EXPECT_NE(pushed.message().find("node-never-registered"), std::string::npos)
-      << pushed.message();
+  EXPECT_NE(pushed.message().find("node-never-registered"), std::string::npos) << pushed.message();
   Result<CrashListReply> list = Crashes();
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_TRUE(list->crashes.empty());

@@ -93,10 +93,10 @@ class MergedCorpus {
   Status Load();
 
   std::unique_ptr<storage::CorpusStore> store_;
-  mutable std::mutex mu_;                                 // guards what follows
+  mutable std::mutex mu_;  // guards what follows
   std::unordered_map<base::Digest, uint64_t, base::DigestHasher>
-      sizes_;                                             // every entry: its input size
-  std::unordered_set<uint32_t> features_;                 // union of every entry's features
+      sizes_;                              // every entry: its input size
+  std::unordered_set<uint32_t> features_;  // union of every entry's features
   uint64_t bytes_ = 0;
   uint64_t inserted_since_maintain_ = 0;
   int64_t last_maintain_unix_ms_ = 0;

@@ -2,10 +2,11 @@
 //
 // A node registers (again after each start, and whenever the controller says it does not
 // know it), then sends heartbeats. A node whose last word is older than `lost_after_ms` is
-// lost, unless that word was a heartbeat saying it was leaving (it ended cleanly: left); one lost for `forget_after_ms` is forgotten (node ids are new at each start of a
-// node by default, so the registry would otherwise grow with every restart). Times are
-// wall-clock milliseconds, because they outlive the controller: after a restart every
-// known node is shown with its true age, and lost until it speaks again.
+// lost, unless that word was a heartbeat saying it was leaving (it ended cleanly: left); one lost
+// for `forget_after_ms` is forgotten (node ids are new at each start of a node by default, so the
+// registry would otherwise grow with every restart). Times are wall-clock milliseconds, because
+// they outlive the controller: after a restart every known node is shown with its true age, and
+// lost until it speaks again.
 //
 // Durability: a registration is written at once; heartbeats change the record in memory
 // and are written by Maintain at most every `save_every_ms` per node, so a restart loses

@@ -79,9 +79,9 @@ class PushSink : public PushTarget {
   const std::string origin_;
   std::function<int64_t()> now_unix_ms_;
   std::string last_name_;
-  uint64_t needs_seq_ = 0;  // the highest pushed entry a record committed so far is in
+  uint64_t needs_seq_ = 0;            // the highest pushed entry a record committed so far is in
   std::deque<Candidate> candidates_;  // oldest first
-  std::string saved_;  // the cursor the registry holds ("" for none)
+  std::string saved_;                 // the cursor the registry holds ("" for none)
   uint64_t added_ = 0;
   uint64_t duplicates_ = 0;
   uint64_t failures_seen_ = 0;  // see PushedCorpus::LossSince

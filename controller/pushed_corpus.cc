@@ -86,8 +86,8 @@ void PushedCorpus::Seal() {
   std::shared_future<Status> before;
   if (!ingesting_.empty()) before = ingesting_.back().done;
   storage::CorpusStore* store = store_.get();
-  std::future<Status> done = std::async(
-      std::launch::async, [store, before, file = std::move(file_)]() mutable -> Status {
+  std::future<Status> done =
+      std::async(std::launch::async, [store, before, file = std::move(file_)]() mutable -> Status {
         if (before.valid() && !before.get().ok()) {
           return Status::Error("pushed corpus " + store->path() +
                                ": an entry file not ingested, since one before it failed");

@@ -67,8 +67,8 @@ TEST(PushedCorpusTest, FullFilesAreIngestedInTheBackgroundInOrder) {
   auto pushed = PushedCorpus::Open(path, "json_fuzzer", kSeal).value();
   uint64_t most_durable = 0;
   for (int i = 0; i < 40; i++) {  // 10 entries of 10 KB a file: four files sealed
-    ASSERT_TRUE(pushed->Add(std::string(10000, 'a' + i % 26) + std::to_string(i), "push:a", 1)
-                    .ok());
+    ASSERT_TRUE(
+        pushed->Add(std::string(10000, 'a' + i % 26) + std::to_string(i), "push:a", 1).ok());
     const uint64_t durable = pushed->durable_seq();
     EXPECT_EQ(durable % 10, 0u) << "a file at a time";
     EXPECT_GE(durable, most_durable) << "in order";

@@ -97,10 +97,14 @@ std::string EncodeNodeRecord(const NodeRecord& r) {
 
 Result<NodeRecord> DecodeNodeRecord(std::string_view bytes) {
   return Decode<wire::NodeRecord, NodeRecord>(bytes, "node", [](wire::NodeRecord::Reader r) {
-    return NodeRecord{String(r.getNodeId()),  String(r.getCampaign()),
-                      String(r.getBuildId()), String(r.getHost()),
-                      r.getWorkers(),         r.getRegisteredUnixMs(),
-                      r.getLastSeenUnixMs(),  fields::GetStats(r.getStats()),
+    return NodeRecord{String(r.getNodeId()),
+                      String(r.getCampaign()),
+                      String(r.getBuildId()),
+                      String(r.getHost()),
+                      r.getWorkers(),
+                      r.getRegisteredUnixMs(),
+                      r.getLastSeenUnixMs(),
+                      fields::GetStats(r.getStats()),
                       r.getLeft()};
   });
 }

@@ -38,9 +38,9 @@ TEST(ReportStoreTest, ANightIsReplacedWholeAndReadByNightLatestOrAll) {
 
   auto all = store.Open("json", "", "");
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(ReadAll(**all), (std::map<std::string, std::string>{
-                                {"2026-11-01/report.md", "one again"},
-                                {"2026-11-02/report.md", "two"}}));
+  EXPECT_EQ(ReadAll(**all),
+            (std::map<std::string, std::string>{{"2026-11-01/report.md", "one again"},
+                                                {"2026-11-02/report.md", "two"}}));
   auto latest = store.Open("json", "latest", "");
   ASSERT_TRUE(latest.ok());
   EXPECT_EQ(ReadAll(**latest),

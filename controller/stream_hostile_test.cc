@@ -204,9 +204,8 @@ TEST_F(StreamHostileTest, AnInterruptedPushByAClientThatVanishedResumesAfterTheI
     peer->SendStream(transfer::StreamChunk{5, 0, data, false});
     // The chunk must arrive before the peer goes: a socket closed at once may drop what it
     // had not sent yet (seen under load), and then there is nothing to resume after.
-    ASSERT_TRUE(WaitUntil([&] {
-      return (*controller_)->status().streams.bytes_received >= data.size();
-    }));
+    ASSERT_TRUE(
+        WaitUntil([&] { return (*controller_)->status().streams.bytes_received >= data.size(); }));
     // It gets no more: its credit and the controller's error go nowhere once it is gone.
   }
   EXPECT_TRUE(WaitUntil([&] { return (*controller_)->status().streams.expired == 1; }));

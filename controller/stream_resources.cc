@@ -19,7 +19,6 @@ Status Logged(const Status& s) {
   return s;
 }
 
-
 }  // namespace
 
 StreamResources::StreamResources(CampaignRegistry* campaigns, CampaignStores* stores,
@@ -69,8 +68,7 @@ Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenPull(
 }
 
 Result<std::unique_ptr<transfer::RecordSource>> StreamResources::OpenCrash(
-    const CampaignRecord& campaign, const std::string& signature,
-    const std::string& resume_after) {
+    const CampaignRecord& campaign, const std::string& signature, const std::string& resume_after) {
   auto build = campaigns_->ResolveBuild(CampaignRef{campaign.name, ""});
   if (auto* error = std::get_if<ErrorReply>(&build)) return Status::Error(error->message);
   Result<CampaignStore*> store = stores_->Get(campaign, std::get<std::string>(build));
@@ -136,9 +134,10 @@ std::variant<StreamResources::Push, ErrorReply> StreamResources::OpenBuildPush(
         if (auto* error = std::get_if<ErrorReply>(&assigned)) {
           return Logged(Status::Error(error->message));
         }
-        spdlog::info("campaign '{}': build {} pushed and assigned (nodes following the "
-                     "campaign's builds move to it)",
-                     r.campaign, r.build_id);
+        spdlog::info(
+            "campaign '{}': build {} pushed and assigned (nodes following the "
+            "campaign's builds move to it)",
+            r.campaign, r.build_id);
         return Status::Ok();
       });
   push.resource = BuildResource(request.campaign);

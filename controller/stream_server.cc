@@ -175,8 +175,8 @@ std::optional<ErrorReply> StreamServer::OnPushBuild(const std::string& routing_i
 }
 
 std::optional<ErrorReply> StreamServer::StartPush(
-    const std::string& routing_id, uint64_t request_id, uint64_t stream_id,
-    const std::string& what, uint64_t now_ms,
+    const std::string& routing_id, uint64_t request_id, uint64_t stream_id, const std::string& what,
+    uint64_t now_ms,
     const std::function<std::variant<StreamResources::Push, ErrorReply>()>& open_push) {
   const Key key{routing_id, stream_id};
   if (sessions_.count(key) != 0) {

@@ -116,7 +116,7 @@ class StreamServer {
   SendFn send_;
   std::map<Key, std::unique_ptr<Session>> sessions_;
   std::shared_ptr<transfer::FramePool> pool_;  // the chunks' frames
-  std::string frame_;                // the last small frame encoded
+  std::string frame_;                          // the last small frame encoded
   StreamCounters counters_;
 };
 

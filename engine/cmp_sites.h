@@ -23,8 +23,8 @@
 namespace pollen::engine {
 
 struct CmpSite {
-  uintptr_t pc;   // 0: empty slot
-  uint64_t a;     // operands of the site's last execution
+  uintptr_t pc;  // 0: empty slot
+  uint64_t a;    // operands of the site's last execution
   uint64_t b;
   uint32_t hits;  // executions of the site since the log was cleared (or armed)
   uint8_t size;   // operand width in bytes

@@ -25,7 +25,7 @@ namespace pollen::engine {
 struct CmpTable {
   static constexpr size_t kIntSlots = 64;
   static constexpr size_t kWordSlots = 32;
-  static constexpr size_t kMaxWord = 32;  // longer memcmp/strcmp operands are truncated
+  static constexpr size_t kMaxWord = 32;     // longer memcmp/strcmp operands are truncated
   static constexpr size_t kByteSlots = 256;  // one-byte comparisons, by site
 
   struct IntPair {
@@ -36,8 +36,8 @@ struct CmpTable {
   struct WordPair {
     uint8_t a[kMaxWord];
     uint8_t b[kMaxWord];
-    uint8_t size;    // bytes used in a; 0 = empty slot
-    uint8_t size_b;  // bytes used in b: strings of different lengths keep their own
+    uint8_t size;        // bytes used in a; 0 = empty slot
+    uint8_t size_b;      // bytes used in b: strings of different lengths keep their own
     uint8_t b_constant;  // 1: b is the program's own (a literal), a the input's
   };
 

@@ -40,8 +40,8 @@ FrameDecoder::Next FrameDecoder::Pop(FrameWords* words, std::string* error) {
                (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
   if (n == 0 || n > max_frame_words_) {
     broken_ = true;
-    *error = "frame of " + std::to_string(n) + " words (limit " +
-             std::to_string(max_frame_words_) + ")";
+    *error =
+        "frame of " + std::to_string(n) + " words (limit " + std::to_string(max_frame_words_) + ")";
     return Next::kError;
   }
   size_t bytes = static_cast<size_t>(n) * sizeof(capnp::word);

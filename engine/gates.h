@@ -26,18 +26,18 @@ namespace pollen::engine {
 struct Gate {
   static constexpr size_t kMaxPlaces = 16;
   uintptr_t pc;
-  uint32_t slot;       // index in CmpSiteLog::slots
+  uint32_t slot;  // index in CmpSiteLog::slots
   uint32_t entry_size;
   // Where the value occurs in the entry (the first kMaxPlaces), and the one tried now. A
   // field near the end moves with the size: it is also looked for as far from the end.
   uint32_t places[kMaxPlaces];
   uint32_t place_count;
   uint32_t current;
-  uint8_t width;       // 1, 2, 4 or 8
+  uint8_t width;  // 1, 2, 4 or 8
   bool big_endian;
-  uint64_t value;      // the field's (and the computed side's) value in the entry
-  uint32_t failures;   // fixes at the current place that did not make the gate pass
-  bool confirmed;      // a fix at the current place made it pass
+  uint64_t value;     // the field's (and the computed side's) value in the entry
+  uint32_t failures;  // fixes at the current place that did not make the gate pass
+  bool confirmed;     // a fix at the current place made it pass
 };
 
 class GateSet {

@@ -56,7 +56,8 @@ void LearnedWords::Merge(const LearnedWords& other) {
 std::string LearnedWords::Format(bool with_uses) const {
   std::vector<const Word*> sorted;
   for (uint32_t i = 0; i < count && i < kMax; i++) sorted.push_back(&words[i]);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Word* a, const Word* b) { return a->uses > b->uses; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Word* a, const Word* b) { return a->uses > b->uses; });
   std::string out;
   for (const Word* w : sorted) {
     out += '"';

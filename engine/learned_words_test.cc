@@ -18,7 +18,7 @@ TEST(LearnedWordsTest, CountsUsesAndPrintsTheMostUsedFirst) {
   Add(l, "MAIL");
   Add(l, "HELO");
   Add(l, "HELO");
-  Add(l, "x");  // one byte: not a word
+  Add(l, "x");                                           // one byte: not a word
   Add(l, std::string(LearnedWords::kMaxWord + 1, 'z'));  // too long
   EXPECT_EQ(l.count, 2u);
   EXPECT_EQ(l.Format(true), "\"HELO\" # Uses: 2\n\"MAIL\" # Uses: 1\n");

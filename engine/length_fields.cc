@@ -63,9 +63,11 @@ void FindLengthFields(const CmpSiteLog& log, const uint8_t* entry, size_t size, 
     out->count = static_cast<uint32_t>(count);
     for (size_t i = 0; i < count; i++) {
       uint64_t v = LoadField(entry + offsets[i], layout.width, layout.big_endian);
-      out->fields[i] = LengthFields::Field{offsets[i], static_cast<uint32_t>(v),
+      out->fields[i] = LengthFields::Field{offsets[i],
+                                           static_cast<uint32_t>(v),
                                            static_cast<uint8_t>(layout.width),
-                                           static_cast<uint8_t>(layout.big_endian), {0, 0}};
+                                           static_cast<uint8_t>(layout.big_endian),
+                                           {0, 0}};
     }
   }
 }

@@ -55,10 +55,10 @@ void CutTail(std::vector<uint8_t>& v, std::vector<uint8_t>& cand, Attempter& at)
 
 // Strategies 2 and 3: remove [i, i+len) at every i, staying at i after a success (the
 // bytes after it moved in); with skip_suffix, not the last len bytes. Never empties v.
-void RemoveRanges(std::vector<uint8_t>& v, std::vector<uint8_t>& cand, size_t len,
-                  bool skip_suffix, Attempter& at) {
-  for (size_t i = 0; i + len + (skip_suffix ? 1 : 0) <= v.size() && v.size() > len &&
-                     !at.exhausted();) {
+void RemoveRanges(std::vector<uint8_t>& v, std::vector<uint8_t>& cand, size_t len, bool skip_suffix,
+                  Attempter& at) {
+  for (size_t i = 0;
+       i + len + (skip_suffix ? 1 : 0) <= v.size() && v.size() > len && !at.exhausted();) {
     cand.assign(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i));
     cand.insert(cand.end(), v.begin() + static_cast<std::ptrdiff_t>(i + len), v.end());
     if (at.Try(cand)) {

@@ -14,7 +14,9 @@ namespace {
 
 std::vector<uint8_t> Bytes(std::string_view s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-std::string Str(const uint8_t* d, size_t n) { return std::string(reinterpret_cast<const char*>(d), n); }
+std::string Str(const uint8_t* d, size_t n) {
+  return std::string(reinterpret_cast<const char*>(d), n);
+}
 
 std::string Str(const std::vector<uint8_t>& v) { return Str(v.data(), v.size()); }
 

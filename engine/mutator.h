@@ -27,7 +27,7 @@ struct MutationSources {
   const CmpTable* cmp = nullptr;
   const LengthFields* lengths = nullptr;  // of the chain's entry
   const LearnedWords* learned = nullptr;  // words that led to new coverage before
-  const uint8_t* crossover = nullptr;  // another corpus entry to splice from
+  const uint8_t* crossover = nullptr;     // another corpus entry to splice from
   size_t crossover_size = 0;
 };
 

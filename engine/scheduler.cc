@@ -77,7 +77,8 @@ void Scheduler::Rebuild() {
     // The same values are added in the same order, so the rarities are bit for bit those
     // of 1.0 / freq_[id].
     inv_freq_.resize(freq_.size());
-    for (size_t id = 0; id < freq_.size(); id++) inv_freq_[id] = freq_[id] == 0 ? 0 : 1.0 / freq_[id];
+    for (size_t id = 0; id < freq_.size(); id++)
+      inv_freq_[id] = freq_[id] == 0 ? 0 : 1.0 / freq_[id];
     for (Entry& e : entries_) {
       double r = 0;
       for (uint32_t id : e.ids) r += inv_freq_[id];
@@ -103,7 +104,8 @@ void Scheduler::Rebuild() {
     double decay = 1.0 + static_cast<double>(e.runs_since_new) / kDecayRuns;
     double speed = 1.0;
     if (mean_us > 0 && e.timed_runs >= kSpeedMinRuns) {
-      speed = SpeedFactor(static_cast<double>(e.timed_us) / static_cast<double>(e.timed_runs), mean_us);
+      speed =
+          SpeedFactor(static_cast<double>(e.timed_us) / static_cast<double>(e.timed_runs), mean_us);
     }
     cumulative_[i] = e.rarity / decay * speed;  // raw weight for now
     sum_raw += cumulative_[i];
@@ -124,8 +126,8 @@ size_t Scheduler::Choose(Rng& rng) {
   if (rarity_dirty_ || weights_dirty_) Rebuild();
   // 53 random bits give a uniform double in [0, 1).
   double r = static_cast<double>(rng.Next64() >> 11) * 0x1.0p-53 * cumulative_.back();
-  size_t i = static_cast<size_t>(
-      std::upper_bound(cumulative_.begin(), cumulative_.end(), r) - cumulative_.begin());
+  size_t i = static_cast<size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), r) -
+                                 cumulative_.begin());
   return std::min(i, cumulative_.size() - 1);  // r rounded up to the total
 }
 

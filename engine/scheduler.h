@@ -110,7 +110,7 @@ class Scheduler {
   std::vector<uint32_t> CountIn(std::vector<Feature> features);
 
   std::unordered_map<Feature, uint32_t> dense_id_;
-  std::vector<uint32_t> freq_;  // by dense id: number of entries having the feature
+  std::vector<uint32_t> freq_;    // by dense id: number of entries having the feature
   std::vector<double> inv_freq_;  // by dense id: 1.0 / freq_, filled by Rebuild
   std::vector<Entry> entries_;
   std::vector<double> cumulative_;  // cumulative_[i] = Σ_{j<=i} weight(j)

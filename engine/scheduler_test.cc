@@ -81,7 +81,8 @@ TEST(SchedulerTest, SpeedFactorFollowsTheRunTimeAgainstTheMean) {
   const std::vector<std::pair<double, double>> table = {
       {100, 1.0}, {130, 1.0}, {140, 0.75}, {300, 0.5}, {500, 0.25}, {1100, 0.1},
       {60, 1.0},  {40, 1.5},  {30, 2.0},   {20, 3.0},  {0, 1.0}};
-  for (auto [run_us, factor] : table) EXPECT_DOUBLE_EQ(Scheduler::SpeedFactor(run_us, 100), factor) << run_us;
+  for (auto [run_us, factor] : table)
+    EXPECT_DOUBLE_EQ(Scheduler::SpeedFactor(run_us, 100), factor) << run_us;
   EXPECT_DOUBLE_EQ(Scheduler::SpeedFactor(100, 0), 1.0);
 }
 

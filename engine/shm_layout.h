@@ -49,16 +49,16 @@ struct WorkerShmHeader {
   uint32_t crossover_size;
 
   // Written by the worker while it runs.
-  uint32_t phase;          // WorkerPhase
-  uint64_t runs;           // executions in the current request: the watchdog's heartbeat
-  uint64_t total_runs;     // executions since the worker started
+  uint32_t phase;       // WorkerPhase
+  uint64_t runs;        // executions in the current request: the watchdog's heartbeat
+  uint64_t total_runs;  // executions since the worker started
   uint64_t chain_rng_state;
   uint64_t chain_rng_inc;
-  uint32_t chain_length;   // mutations applied to the entry for the input now running
-  uint32_t raw_in_mem;     // 1: the raw area holds the exact input now running
+  uint32_t chain_length;  // mutations applied to the entry for the input now running
+  uint32_t raw_in_mem;    // 1: the raw area holds the exact input now running
   uint32_t raw_size;
-  uint32_t in_target;      // 1 while LLVMFuzzerTestOneInput runs
-  uint32_t exit_in_target; // 1: the target called exit(); exit_code holds the code
+  uint32_t in_target;       // 1 while LLVMFuzzerTestOneInput runs
+  uint32_t exit_in_target;  // 1: the target called exit(); exit_code holds the code
   int32_t exit_code;
   uint32_t feature_count;  // valid entries in the feature area (results and requests)
   uint32_t mutation_len;   // the longest mutant of a fuzz request (engine::MutationLimit); 0: max
@@ -68,7 +68,7 @@ struct WorkerShmHeader {
   uint32_t value_profile;
   uint32_t reserved;  // keeps what follows 8-byte aligned
 
-  CmpTable cmp_snapshot;   // operands the current chain's mutations read
+  CmpTable cmp_snapshot;       // operands the current chain's mutations read
   LengthFields length_fields;  // of the entry, read by the chain's mutations too
   // The worker adds to it after a request that found something; the coordinator reads and
   // refills it between requests.
@@ -107,7 +107,9 @@ class WorkerShmView {
   uint8_t* entry() const { return base_ + layout_.entry_offset; }
   uint8_t* crossover() const { return base_ + layout_.crossover_offset; }
   uint8_t* raw() const { return base_ + layout_.raw_offset; }
-  uint32_t* features() const { return reinterpret_cast<uint32_t*>(base_ + layout_.features_offset); }
+  uint32_t* features() const {
+    return reinterpret_cast<uint32_t*>(base_ + layout_.features_offset);
+  }
   const WorkerShmLayout& layout() const { return layout_; }
   bool valid() const { return base_ != nullptr; }
 
@@ -119,7 +121,7 @@ class WorkerShmView {
 struct GlobalCoverageHeader {
   static constexpr uint64_t kMagic = 0x31564f434e4c4f50ULL;  // "POLNCOV1"
   uint64_t magic;
-  uint64_t capacity;  // counters the map can hold
+  uint64_t capacity;      // counters the map can hold
   uint64_t num_counters;  // set by the coordinator from the first worker's hello
   uint64_t reserved[5];
 };
@@ -128,7 +130,7 @@ struct GlobalCoverageHeader {
 constexpr size_t kGlobalCoverageDataOffset = sizeof(GlobalCoverageHeader);
 
 // Environment variables through which the coordinator starts a target in worker mode.
-inline constexpr const char* kEnvWorkerFds = "POLLEN_WORKER_FDS";  // "ctl_in,ctl_out,shm,cov"
+inline constexpr const char* kEnvWorkerFds = "POLLEN_WORKER_FDS";      // "ctl_in,ctl_out,shm,cov"
 inline constexpr const char* kEnvWorkerShmSize = "POLLEN_WORKER_SHM";  // "max_input,max_features"
 // "1": the worker adds value-profile counters (runtime/sancov_state.h) to its coverage.
 inline constexpr const char* kEnvValueProfile = "POLLEN_VALUE_PROFILE";

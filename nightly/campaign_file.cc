@@ -97,7 +97,8 @@ Status ParseBuilds(const FieldErrors& errors, const YAML::Node& builds, NightlyC
   if (builds["image"]) {
     Result<std::string> image = Scalar(errors, builds["image"], "builds.image");
     if (!image.ok()) return image.status();
-    if (image->empty() || image->find_first_of(" \t\n") != std::string::npos || (*image)[0] == '-') {
+    if (image->empty() || image->find_first_of(" \t\n") != std::string::npos ||
+        (*image)[0] == '-') {
       return errors.At(builds["image"], "builds.image",
                        "an image reference, e.g. registry.example.com/json-fuzz:2026-11-25");
     }

@@ -36,7 +36,7 @@ namespace pollen::nightly {
 
 struct NightlyCampaign {
   std::string campaign;
-  std::string target;          // the campaign's target name; "" until TargetName fills it
+  std::string target;  // the campaign's target name; "" until TargetName fills it
   // When set, the builds' paths are inside this container image (nightly/image_builds.h),
   // copied out at the start of each night.
   std::string image;

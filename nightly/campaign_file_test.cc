@@ -65,10 +65,11 @@ TEST(CampaignFileTest, NodesClusterMeansTheNodesFollowingTheCampaignsBuilds) {
       ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: 2\n", "c.yaml");
   ASSERT_TRUE(local.ok());
   EXPECT_FALSE(local->cluster);
-  Result<NightlyCampaign> bad =
-      ParseCampaignFile("campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: clusters\n", "c.yaml");
+  Result<NightlyCampaign> bad = ParseCampaignFile(
+      "campaign: png\nbuilds: {fuzz: f}\nbudget: 1m\nnodes: clusters\n", "c.yaml");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("or `cluster`"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("or `cluster`"), std::string::npos)
+      << bad.status().message();
 }
 
 TEST(CampaignFileTest, SanitizerBuildsAreNamedPathsRelativeToTheFile) {
@@ -81,8 +82,7 @@ TEST(CampaignFileTest, SanitizerBuildsAreNamedPathsRelativeToTheFile) {
   EXPECT_EQ(c->sanitizer_builds[1], (std::pair<std::string, std::string>{"msan", "/abs/m"}));
   for (const char* bad : {"{UBSan: u}", "{ub-san: u}", "[u]", "{}", "{ubsan: ''}"}) {
     Result<NightlyCampaign> refused = ParseCampaignFile(
-        std::string("campaign: png\nbuilds:\n  fuzz: f\n  sanitizers: ") + bad +
-            "\nbudget: 1m\n",
+        std::string("campaign: png\nbuilds:\n  fuzz: f\n  sanitizers: ") + bad + "\nbudget: 1m\n",
         "c.yaml");
     ASSERT_FALSE(refused.ok()) << bad;
     EXPECT_NE(refused.status().message().find("c.yaml:4: builds.sanitizers"), std::string::npos)

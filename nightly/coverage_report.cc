@@ -187,7 +187,7 @@ Result<CoverageSummary> MakeCoverageReport(const CoverageOptions& options) {
   fs::remove_all(profiles, ec);
 
   Status json_written = node::WriteTextFile((out / "summary.json").string(),
-                                      JsonText(CoverageSummaryToJson(*summary)) + "\n");
+                                            JsonText(CoverageSummaryToJson(*summary)) + "\n");
   if (!json_written.ok()) return json_written;
   Status md_written =
       node::WriteTextFile((out / "summary.md").string(), CoverageSummaryMarkdown(*summary));

@@ -164,17 +164,14 @@ NightReport BuildNightReport(const NightReportInput& in) {
   j["seen_again"] = known;
   // On the cluster, the nodes of tonight's build the controller saw.
   const uint32_t nodes = in.campaign->cluster ? s.fuzz.nodes_started : in.campaign->nodes;
-  j["fuzzing"] = {{"budget_s", in.campaign->budget_s},
-                  {"elapsed_s", s.fuzz.elapsed_s},
-                  {"on_cluster", in.campaign->cluster},
-                  {"nodes", nodes},
-                  {"nodes_died", s.fuzz.nodes_died},
-                  {"runs", s.fuzz.runs},
-                  {"node_failures", s.fuzz.node_failures},
-                  {"executions", in.executions}};
+  j["fuzzing"] = {{"budget_s", in.campaign->budget_s},     {"elapsed_s", s.fuzz.elapsed_s},
+                  {"on_cluster", in.campaign->cluster},    {"nodes", nodes},
+                  {"nodes_died", s.fuzz.nodes_died},       {"runs", s.fuzz.runs},
+                  {"node_failures", s.fuzz.node_failures}, {"executions", in.executions}};
   nlohmann::json sanitizers = nlohmann::json::array();
   for (const SanitizeFinding& f : s.sanitize.findings) {
-    sanitizers.push_back({{"sanitizer", f.sanitizer}, {"signature", f.signature}, {"kind", f.kind}});
+    sanitizers.push_back(
+        {{"sanitizer", f.sanitizer}, {"signature", f.signature}, {"kind", f.kind}});
   }
   j["sanitizer_crashes"] = sanitizers;
   j["corpus"] = {{"carried_from_build", s.carry.from_build},
@@ -227,8 +224,8 @@ NightReport BuildNightReport(const NightReportInput& in) {
     }
   }
   md << "\n## Fuzzing\n\n"
-     << "- " << s.fuzz.elapsed_s << " s of a " << in.campaign->budget_s << " s budget on "
-     << nodes << " node(s)" << (in.campaign->cluster ? " of the cluster" : "")
+     << "- " << s.fuzz.elapsed_s << " s of a " << in.campaign->budget_s << " s budget on " << nodes
+     << " node(s)" << (in.campaign->cluster ? " of the cluster" : "")
      << (s.fuzz.runs > 1 ? " (resumed)" : "") << ", " << in.executions << " executions";
   if (s.fuzz.nodes_died) md << "; " << s.fuzz.nodes_died << " node(s) died";
   md << "\n";

@@ -23,7 +23,8 @@ Status MakeDirs(const std::string& path) {
 
 Result<std::vector<uint8_t>> ReadWholeFile(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Status::Error(path + " is a directory, not a file");
+  if (std::filesystem::is_directory(path, ec))
+    return Status::Error(path + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Error("cannot read " + path + ": " + std::strerror(errno));
   std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -39,7 +40,8 @@ Result<std::string> SaveArtifact(const std::string& dir, const std::vector<uint8
   std::string path = dir + "/" + name;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+    out.write(reinterpret_cast<const char*>(input.data()),
+              static_cast<std::streamsize>(input.size()));
     if (!out) return Status::Error("cannot write " + path + ": " + std::strerror(errno));
   }
   std::ofstream rep(path + ".txt", std::ios::trunc);

@@ -36,7 +36,8 @@ std::string ClusterSummary(const ClusterCounters& counters, const broker::Client
   }
   return fmt::format(
       "cluster: inputs published {} (not needed {}), replied {}; received {} (trusted {}, run {}, "
-      "already held {}), kept {}; deltas {}, digest pages {}, hashes requested {}; crashes sent {}, "
+      "already held {}), kept {}; deltas {}, digest pages {}, hashes requested {}; crashes sent "
+      "{}, "
       "received {}; lost {}; drops: {}; connections {}, refused {}",
       counters.inputs_published, counters.inputs_known, counters.inputs_replied,
       client.inputs_received, counters.inputs_trusted, counters.inputs_executed,

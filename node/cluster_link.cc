@@ -32,7 +32,8 @@ ClusterLink::ClusterLink(const ClusterLinkOptions& options,
     : options_(options),
       client_(std::move(client)),
       store_(store),
-      own_hashes_(std::max<size_t>(1, std::min(options.digest_page_size, options.limits.max_hashes))) {}
+      own_hashes_(
+          std::max<size_t>(1, std::min(options.digest_page_size, options.limits.max_hashes))) {}
 
 ClusterLink::~ClusterLink() = default;
 
@@ -61,9 +62,10 @@ void ClusterLink::OnStart(CorpusFeed& feed) {
   }
   next_delta_ms_ = start_ms_;
   next_digest_ms_ = start_ms_ + options_.digest_interval_ms;
-  spdlog::info("cluster: node {} joins campaign {} through the broker at {}; {} restored entries "
-               "found here to announce",
-               options_.node_id, options_.campaign, options_.broker, own);
+  spdlog::info(
+      "cluster: node {} joins campaign {} through the broker at {}; {} restored entries "
+      "found here to announce",
+      options_.node_id, options_.campaign, options_.broker, own);
 }
 
 void ClusterLink::OnTurn(CorpusFeed& feed) {
@@ -152,7 +154,8 @@ void ClusterLink::Receive(broker::ClusterMessage& message, CorpusFeed& feed) {
   if (auto* input = std::get_if<broker::NewInput>(&message.body)) {
     ReceiveInput(origin, *input, feed);
   } else if (auto* delta = std::get_if<broker::CoverageDelta>(&message.body)) {
-    if (InRange(delta->features)) cluster_known_->Add(delta->features.data(), delta->features.size());
+    if (InRange(delta->features))
+      cluster_known_->Add(delta->features.data(), delta->features.size());
   } else if (auto* crash = std::get_if<broker::CrashReport>(&message.body)) {
     ReceiveCrash(origin, *crash);
   } else if (auto* digest = std::get_if<broker::CorpusDigest>(&message.body)) {
@@ -221,12 +224,17 @@ void ClusterLink::ReceiveCrash(const std::string& origin, const broker::CrashRep
                crash.signature, crash.input.size());
   if (store_ == nullptr) return;
   int64_t now = base::UnixMs();
-  storage::CrashRecord record{crash.kind, crash.input,
-                              "reported by cluster node " + origin +
-                                  "; not reproduced here (pollen repro TARGET FILE shows its stack)",
-                              0, now, now};
+  storage::CrashRecord record{
+      crash.kind,
+      crash.input,
+      "reported by cluster node " + origin +
+          "; not reproduced here (pollen repro TARGET FILE shows its stack)",
+      0,
+      now,
+      now};
   Status st = store_->PutCrash(crash.signature, record);
-  if (!st.ok()) spdlog::warn("cannot record the failure node {} reported: {}", origin, st.message());
+  if (!st.ok())
+    spdlog::warn("cannot record the failure node {} reported: {}", origin, st.message());
 }
 
 bool ClusterLink::InRange(const std::vector<uint32_t>& features) const {
@@ -270,10 +278,11 @@ void ClusterLink::FollowConnection(uint64_t now_ms) {
     auth_failures_seen_ = s.auth_failures;
     if (!refused_) {
       // The client tries again by itself (libzmq would not), at most a minute apart.
-      spdlog::error("the broker at {} refused this node's key (its .pub file is not in the "
-                    "broker's authorized/ directory): fuzzing alone, sharing nothing, and "
-                    "trying again every minute at most: it joins once the key is authorised",
-                    options_.broker);
+      spdlog::error(
+          "the broker at {} refused this node's key (its .pub file is not in the "
+          "broker's authorized/ directory): fuzzing alone, sharing nothing, and "
+          "trying again every minute at most: it joins once the key is authorised",
+          options_.broker);
     }
     refused_ = true;
   }
@@ -297,9 +306,10 @@ void ClusterLink::FollowConnection(uint64_t now_ms) {
   if (!alone_warned_ && !refused_ && s.connects == 0 &&
       now_ms - start_ms_ >= options_.connect_warning_ms) {
     alone_warned_ = true;
-    spdlog::warn("no connection to the broker at {} after {} s: fuzzing alone meanwhile (is it "
-                 "running there? is --broker-key its public key?)",
-                 options_.broker, options_.connect_warning_ms / 1000);
+    spdlog::warn(
+        "no connection to the broker at {} after {} s: fuzzing alone meanwhile (is it "
+        "running there? is --broker-key its public key?)",
+        options_.broker, options_.connect_warning_ms / 1000);
   }
 }
 
@@ -308,8 +318,8 @@ void ClusterLink::UpdateNodeStats(const CorpusFeed& feed, uint64_t now_ms) {
   broker::NodeStats stats;
   stats.executions = feed.executions();
   if (last_stats_ms_ != 0 && now_ms > last_stats_ms_) {
-    stats.execs_per_second =
-        (stats.executions - std::min(stats.executions, last_executions_)) * 1000 / (now_ms - last_stats_ms_);
+    stats.execs_per_second = (stats.executions - std::min(stats.executions, last_executions_)) *
+                             1000 / (now_ms - last_stats_ms_);
   }
   stats.corpus_entries = feed.corpus().size();
   stats.features = feed.coverage().features();

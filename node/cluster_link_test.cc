@@ -190,8 +190,8 @@ TEST_F(ClusterLinkTest, AsksAgainForAnInputDroppedFromAFullBacklog) {
   Receive(From("peer", Input("dropped", {})));
   ASSERT_EQ(link_->counters().backlog_drops, 1u);
   feed_.executed.clear();  // the backlog ran
-  Receive(From("peer", broker::CorpusDigest{3, 0, {HashOf("run one"), HashOf("dropped"),
-                                                   HashOf("run two")}}));
+  Receive(From("peer", broker::CorpusDigest{
+                           3, 0, {HashOf("run one"), HashOf("dropped"), HashOf("run two")}}));
   auto requests = client_->SentOf<broker::MissingRequest>();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_THAT(requests[0].first.hashes, ElementsAre(HashOf("dropped")));
@@ -214,7 +214,8 @@ TEST_F(ClusterLinkTest, AsksADigestsOriginForWhatItNeitherSawNorHolds) {
   link_->OnStart(feed_);
   feed_.Add(Bytes("held"), {8});
   Receive(From("peer", Input("seen", {8})));
-  Receive(From("peer", broker::CorpusDigest{3, 0, {HashOf("held"), HashOf("missing"), HashOf("seen")}}));
+  Receive(From("peer",
+               broker::CorpusDigest{3, 0, {HashOf("held"), HashOf("missing"), HashOf("seen")}}));
   auto requests = client_->SentOf<broker::MissingRequest>();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_THAT(requests[0].first.hashes, ElementsAre(HashOf("missing")));

@@ -184,8 +184,7 @@ void ControllerLink::DrainFetched(CorpusFeed& feed) {
     fetched_.pop_front();
   }
   for (size_t budget = options_.fetched_per_turn;
-       budget > 0 && !to_run_.empty() &&
-       feed.PendingExecutions() < options_.max_pending_executions;
+       budget > 0 && !to_run_.empty() && feed.PendingExecutions() < options_.max_pending_executions;
        budget--) {
     counters_.fetched_executed++;
     feed.ExecuteInput(std::move(to_run_.front()), kControllerOrigin);
@@ -315,10 +314,9 @@ void ControllerLink::OnStop(CorpusFeed& feed) {
       "{}, run {}, held already {}), failed pulls {}",
       c.inputs_sent, c.inputs_added, c.inputs_duplicate, c.inputs_not_needed,
       counters_.inputs_from_peers, c.crashes_sent, c.crashes_streamed, counters_.minimized,
-      c.heartbeats,
-      c.registrations, c.failed_requests, c.refusals, c.inputs_dropped, c.crashes_dropped,
-      c.too_large, c.rejected, counters_.resyncs > 0 ? counters_.resyncs - 1 : 0, c.fetched,
-      c.joined ? "" : " (incomplete)", c.pushed, counters_.fetched_offered,
+      c.heartbeats, c.registrations, c.failed_requests, c.refusals, c.inputs_dropped,
+      c.crashes_dropped, c.too_large, c.rejected, counters_.resyncs > 0 ? counters_.resyncs - 1 : 0,
+      c.fetched, c.joined ? "" : " (incomplete)", c.pushed, counters_.fetched_offered,
       counters_.fetched_executed, counters_.fetched_held, c.failed_pulls);
   if (c.inputs_queued + c.crashes_queued > 0) {
     spdlog::warn(

@@ -163,8 +163,8 @@ TEST_F(ControllerLinkTest, AControllerThatWasAwayGetsTheNodeRegisteredAgainAndCa
   feed_.Add("before", {1});
   // The joining fetch done too: one started after the controller stopped would hold the
   // session's thread for its 10 s connection timeout (docs/controller.md, "Left to do").
-  ASSERT_TRUE(TurnUntil(
-      [&] { return MergedEntries() == 1 && link_->session().counters().joined; }));
+  ASSERT_TRUE(
+      TurnUntil([&] { return MergedEntries() == 1 && link_->session().counters().joined; }));
 
   StopController();
   feed_.Add("while-away", {2});

@@ -102,11 +102,11 @@ void Coordinator::PrintStatus(const char* event) {
     PrintLibFuzzerStatus(event, runs, static_cast<uint64_t>(static_cast<double>(runs) / secs), rss);
     return;
   }
-  spdlog::info("#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s{}",
-               runs, event, static_cast<uint64_t>(static_cast<double>(runs) / secs),
-               coverage_->edges(), coverage_->features(), corpus_->size(),
-               HumanBytes(corpus_->total_bytes()), summary_.failures, rss,
-               static_cast<uint64_t>(secs), observer_ != nullptr ? observer_->StatusFields() : "");
+  spdlog::info(
+      "#{}\t{}\texec/s: {}\tedges: {}\tfeatures: {}\tcorpus: {}/{}\tfailures: {}\trss: {}Mb\t{}s{}",
+      runs, event, static_cast<uint64_t>(static_cast<double>(runs) / secs), coverage_->edges(),
+      coverage_->features(), corpus_->size(), HumanBytes(corpus_->total_bytes()), summary_.failures,
+      rss, static_cast<uint64_t>(secs), observer_ != nullptr ? observer_->StatusFields() : "");
 }
 
 // libFuzzer's "#N\tNEW    cov: ... ft: ... corp: N/SIZE exec/s: ... rss: ...Mb", which
@@ -143,10 +143,11 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   // The map has its size once a worker said hello: restored entries' coverage goes in now.
   for (const auto& f : known_features) coverage_->Add(f.data(), f.size());
   const HelloInfo& hello = launcher_->hello();
-  spdlog::info("{} workers; {} coverage counters in {} modules, {} pcs; seed {}; {} inputs to run first, "
-               "{} corpus entries restored",
-               workers, hello.num_counters, hello.num_modules, hello.num_pcs, options_.seed,
-               to_execute_.size(), corpus_->size());
+  spdlog::info(
+      "{} workers; {} coverage counters in {} modules, {} pcs; seed {}; {} inputs to run first, "
+      "{} corpus entries restored",
+      workers, hello.num_counters, hello.num_modules, hello.num_pcs, options_.seed,
+      to_execute_.size(), corpus_->size());
   if (observer_ != nullptr) observer_->OnStart(*this);
 
   uint64_t last_rss_ms = 0;
@@ -199,7 +200,8 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
       }
     }
     if (observer_ != nullptr) observer_->OnTurn(*this);
-    if (baseline_done_ && now - last_status_ms_ >= options_.status_every * 1000ULL) PrintStatus("pulse");
+    if (baseline_done_ && now - last_status_ms_ >= options_.status_every * 1000ULL)
+      PrintStatus("pulse");
   }
   summary_.stopped = !summary_.interrupted && observer_ != nullptr && observer_->StopRequested();
   if (observer_ != nullptr) observer_->OnStop(*this);

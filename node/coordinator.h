@@ -44,12 +44,12 @@ struct FuzzSummary {
   size_t features = 0;
   size_t corpus_entries = 0;
   uint64_t corpus_bytes = 0;
-  uint64_t failures = 0;           // distinct signatures saved
-  uint64_t reductions = 0;         // entries replaced by a shorter input (--reduce-inputs)
+  uint64_t failures = 0;    // distinct signatures saved
+  uint64_t reductions = 0;  // entries replaced by a shorter input (--reduce-inputs)
   std::vector<std::string> artifacts;
   std::string learned_dictionary;  // libFuzzer's recommended-dictionary lines; may be empty
   bool interrupted = false;
-  bool stopped = false;            // the observer asked for the stop (StopRequested)
+  bool stopped = false;  // the observer asked for the stop (StopRequested)
   // 0 no failure, or stopped by the observer (even after failures: they were reported to
   // whoever asked for the stop); 1 failure found; 130 interrupted; 2 the store failed.
   int exit_code = 0;
@@ -134,15 +134,15 @@ class Coordinator : public CorpusFeed {
   std::string artifact_dir_;
   GlobalCoverage* coverage_;
   engine::Rng rng_;
-  engine::Mutator replay_mutator_;  // rebuilds the inputs of dead workers
-  LengthControl length_;            // how long mutants may grow
+  engine::Mutator replay_mutator_;    // rebuilds the inputs of dead workers
+  LengthControl length_;              // how long mutants may grow
   ValueProfileSwitch value_profile_;  // whether the next request climbs the ladders
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 
   std::vector<std::unique_ptr<Slot>> slots_;
   CoordinatorObserver* observer_ = nullptr;
-  std::deque<PendingInput> to_execute_;  // inputs to run as they are, not yet run
+  std::deque<PendingInput> to_execute_;             // inputs to run as they are, not yet run
   std::map<std::string, uint64_t> failure_counts_;  // signature -> times seen
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone
@@ -167,7 +167,7 @@ class Coordinator : public CorpusFeed {
   uint64_t minimize_requests_ = 0;
   uint64_t fuzz_cost_ = 0;      // Σ runs × (kRunCostBytes + input size): deterministic,
   uint64_t minimize_cost_ = 0;  // unlike the times above
-  uint64_t unminimized_ = 0;  // new inputs kept as found: minimization was over its budget
+  uint64_t unminimized_ = 0;    // new inputs kept as found: minimization was over its budget
   uint64_t baseline_ms_ = 0;
 };
 

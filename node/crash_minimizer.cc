@@ -9,10 +9,7 @@
 #include "node/interrupt.h"
 
 namespace pollen::node {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 CrashMinimizeResult MinimizeFailure(WorkerLauncher& launcher, const std::vector<uint8_t>& input,
                                     const Failure& failure, uint32_t time_limit_s) {
@@ -20,7 +17,8 @@ CrashMinimizeResult MinimizeFailure(WorkerLauncher& launcher, const std::vector<
   result.input = input;
   result.failure = failure;
   // A worker killed from outside (SIGKILL) does not fail again on its own.
-  if (failure.kind == "timeout" || failure.kind == "oom" || failure.kind == "KILL" || input.empty()) {
+  if (failure.kind == "timeout" || failure.kind == "oom" || failure.kind == "KILL" ||
+      input.empty()) {
     return result;
   }
 

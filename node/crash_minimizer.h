@@ -19,8 +19,8 @@ struct CrashMinimizeResult {
   bool interrupted = false;
 };
 
-// Hangs, OOMs and kills from outside are not minimized (each try would cost the whole limit): they come back
-// as they are. Stops early on Ctrl-C, keeping the best input so far.
+// Hangs, OOMs and kills from outside are not minimized (each try would cost the whole limit): they
+// come back as they are. Stops early on Ctrl-C, keeping the best input so far.
 CrashMinimizeResult MinimizeFailure(WorkerLauncher& launcher, const std::vector<uint8_t>& input,
                                     const Failure& failure, uint32_t time_limit_s);
 

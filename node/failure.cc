@@ -16,9 +16,12 @@ namespace {
 
 // The part of stderr that is the report: from the first line that opens one.
 std::string ReportPart(const std::string& text) {
-  static const char* kOpeners[] = {"ERROR: AddressSanitizer", "ERROR: MemorySanitizer",
-                                   "ERROR: LeakSanitizer", "runtime error:",
-                                   "ERROR: pollen", "AddressSanitizer:DEADLYSIGNAL",
+  static const char* kOpeners[] = {"ERROR: AddressSanitizer",
+                                   "ERROR: MemorySanitizer",
+                                   "ERROR: LeakSanitizer",
+                                   "runtime error:",
+                                   "ERROR: pollen",
+                                   "AddressSanitizer:DEADLYSIGNAL",
                                    "UndefinedBehaviorSanitizer:DEADLYSIGNAL"};
   size_t best = std::string::npos;
   for (const char* o : kOpeners) {
@@ -120,7 +123,8 @@ std::string TrimRuntimeFrames(const std::string& report) {
     for (size_t k = first; k < last; k++) {
       static const std::regex kNumber(R"(#\d+)");
       out += std::regex_replace(lines[begin + k], kNumber, "#" + std::to_string(k - first),
-                                std::regex_constants::format_first_only) + "\n";
+                                std::regex_constants::format_first_only) +
+             "\n";
     }
   }
   return out;
@@ -158,26 +162,30 @@ Failure ClassifyFailure(const DeathContext& death) {
     f.summary = "timeout: one execution ran longer than " + std::to_string(death.timeout_s) + " s";
   } else if (death.killed_for_oom) {
     f.kind = "oom";
-    f.summary = "out of memory: the worker used " + std::to_string(death.rss_mb) +
-                " MiB (limit " + std::to_string(death.rss_limit_mb) + " MiB)";
+    f.summary = "out of memory: the worker used " + std::to_string(death.rss_mb) + " MiB (limit " +
+                std::to_string(death.rss_limit_mb) + " MiB)";
   } else if (std::regex_search(raw_report, m, kAsan)) {
     f.kind = m[1].str();
     if (f.kind == "detected") f.kind = "leak";
     // The ERROR line sometimes opens with prose ("requested allocation size ... exceeds");
     // the SUMMARY line then names the bug type.
-    static const std::regex kSummary(R"(SUMMARY: (?:Address|Memory)Sanitizer: ([A-Za-z][A-Za-z0-9_-]*))");
+    static const std::regex kSummary(
+        R"(SUMMARY: (?:Address|Memory)Sanitizer: ([A-Za-z][A-Za-z0-9_-]*))");
     std::smatch sm;
     if (f.kind != "leak" && std::regex_search(raw_report, sm, kSummary)) f.kind = sm[1].str();
-    if (f.kind == "allocation-size-too-big" || f.kind == "out-of-memory" || f.kind == "rss-limit-exceeded") {
+    if (f.kind == "allocation-size-too-big" || f.kind == "out-of-memory" ||
+        f.kind == "rss-limit-exceeded") {
       f.kind = "oom";
     }
     size_t eol = raw_report.find('\n', m.position(0));
-    f.summary = raw_report.substr(m.position(0), eol == std::string::npos ? std::string::npos : eol - m.position(0));
+    f.summary = raw_report.substr(
+        m.position(0), eol == std::string::npos ? std::string::npos : eol - m.position(0));
   } else if (raw_report.find("runtime error:") != std::string::npos) {
     f.kind = "undefined-behavior";
     size_t p = raw_report.find("runtime error:");
     size_t eol = raw_report.find('\n', p);
-    f.summary = "UndefinedBehaviorSanitizer: " + raw_report.substr(p, eol == std::string::npos ? std::string::npos : eol - p);
+    f.summary = "UndefinedBehaviorSanitizer: " +
+                raw_report.substr(p, eol == std::string::npos ? std::string::npos : eol - p);
   } else if (std::regex_search(raw_report, m, kPollen) &&
              m[1].str().rfind("out-of-memory (malloc(", 0) == 0) {
     f.kind = "oom";  // engine/runtime/malloc_limit.h
@@ -185,7 +193,8 @@ Failure ClassifyFailure(const DeathContext& death) {
   } else if (death.exit_in_target) {
     f.kind = "exit";
     int code = WIFEXITED(death.wait_status) ? WEXITSTATUS(death.wait_status) : -1;
-    f.summary = "the target called exit(" + std::to_string(code) + ") inside LLVMFuzzerTestOneInput";
+    f.summary =
+        "the target called exit(" + std::to_string(code) + ") inside LLVMFuzzerTestOneInput";
   } else if (std::regex_search(raw_report, m, kPollen) &&
              m[1].str().find("uncaught C++ exception") != std::string::npos) {
     f.kind = "uncaught-exception";

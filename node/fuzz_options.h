@@ -69,9 +69,9 @@ struct FuzzOptions {
   POLLEN_FUZZ_FLAGS(POLLEN_DECLARE_FLAG)
 #undef POLLEN_DECLARE_FLAG
 
-  std::string target;                     // path of the target binary
-  std::vector<std::string> corpus_dirs;   // seed directories (read; new entries not written)
-  bool libfuzzer_output = false;          // status lines in libFuzzer's shape (pollen libfuzzer)
+  std::string target;                    // path of the target binary
+  std::vector<std::string> corpus_dirs;  // seed directories (read; new entries not written)
+  bool libfuzzer_output = false;         // status lines in libFuzzer's shape (pollen libfuzzer)
   bool stop_after_seeds = false;  // stop once the start-up inputs have run (-runs=0, -merge=1)
 };
 

@@ -52,6 +52,8 @@ size_t GlobalCoverage::CountNew(const uint32_t* features, size_t n) const {
   return map_ ? map_->CountNew(features, n) : 0;
 }
 
-size_t GlobalCoverage::Add(const uint32_t* features, size_t n) { return map_ ? map_->Add(features, n) : 0; }
+size_t GlobalCoverage::Add(const uint32_t* features, size_t n) {
+  return map_ ? map_->Add(features, n) : 0;
+}
 
 }  // namespace pollen::node

@@ -21,8 +21,9 @@ Status LoadLearnedDictionary(const std::string& path, engine::LearnedWords* word
 }
 
 Status SaveLearnedDictionary(const std::string& path, const engine::LearnedWords& words) {
-  return WriteTextFile(path, "# Learned by pollen: words whose use led to new coverage, most used first.\n" +
-                                 words.Format(false));
+  return WriteTextFile(
+      path, "# Learned by pollen: words whose use led to new coverage, most used first.\n" +
+                words.Format(false));
 }
 
 }  // namespace pollen::node

@@ -9,8 +9,8 @@
 namespace pollen::node {
 namespace {
 
-storage::EntryMeta NewMeta(size_t size, const std::vector<uint32_t>& features, uint64_t exec_time_us,
-                           const std::string& origin) {
+storage::EntryMeta NewMeta(size_t size, const std::vector<uint32_t>& features,
+                           uint64_t exec_time_us, const std::string& origin) {
   storage::EntryMeta meta;
   meta.size = size;
   meta.features = features;
@@ -48,7 +48,8 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
     if (!input.ok()) return input.status();
     if (trust_features && !meta.features.empty()) {
       known->push_back(meta.features);
-      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features), std::move(meta.origin)};
+      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features),
+                    std::move(meta.origin)};
       Insert(std::move(e));
     } else {
       to_execute->push_back(std::move(input).value());
@@ -62,8 +63,8 @@ const CorpusEntry* LiveCorpus::Find(const std::string& hash) const {
   return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
-Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
-                       std::string origin) {
+Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features,
+                       uint64_t exec_time_us, std::string origin) {
   std::string hash = base::Sha1Hex(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
   if (origin.empty()) origin = origin_;
@@ -92,7 +93,8 @@ Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint
     if (!std::binary_search(features.begin(), features.end(), f)) return Status::Ok();
   }
   if (store_ != nullptr) {
-    Status st = store_->PutEntry(hash, data.data(), data.size(), NewMeta(data.size(), features, 0, old.origin));
+    Status st = store_->PutEntry(hash, data.data(), data.size(),
+                                 NewMeta(data.size(), features, 0, old.origin));
     if (!st.ok()) return st;
     st = store_->DeleteEntry(old.hash);
     if (!st.ok()) return st;

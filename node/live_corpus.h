@@ -20,7 +20,7 @@ struct CorpusEntry {
   std::string hash;  // SHA-1, hex
   std::vector<uint8_t> data;
   std::vector<uint32_t> features;  // sorted
-  std::string origin;              // who found it (EntryMeta::origin): the corpus's own, or a peer's
+  std::string origin;  // who found it (EntryMeta::origin): the corpus's own, or a peer's
 };
 
 class LiveCorpus {

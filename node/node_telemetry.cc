@@ -12,11 +12,16 @@ constexpr uint64_t kSnapshotEveryMs = 1000;
 
 const char* StateName(ControllerState state) {
   switch (state) {
-    case ControllerState::kConnecting: return "connecting";
-    case ControllerState::kRegistered: return "registered";
-    case ControllerState::kUnreachable: return "unreachable";
-    case ControllerState::kRefused: return "refused";
-    case ControllerState::kRejected: return "rejected";
+    case ControllerState::kConnecting:
+      return "connecting";
+    case ControllerState::kRegistered:
+      return "registered";
+    case ControllerState::kUnreachable:
+      return "unreachable";
+    case ControllerState::kRefused:
+      return "refused";
+    case ControllerState::kRejected:
+      return "rejected";
   }
   return "unknown";
 }
@@ -133,18 +138,15 @@ void NodeTelemetry::AddMetrics(ops::MetricSet& m) const {
            {"campaign", s.identity.campaign},
            {"build_id", s.identity.build_id}});
   m.Gauge("pollen_node_fuzzing", "1 while the workers fuzz.", s.fuzzing ? 1 : 0);
-  m.Counter("pollen_node_executions_total", "Target executions by every worker.",
-            D(s.executions));
+  m.Counter("pollen_node_executions_total", "Target executions by every worker.", D(s.executions));
   m.Gauge("pollen_node_executions_per_second", "Executions per second over the last second.",
           s.executions_per_second);
   m.Gauge("pollen_node_edges", "Edges (counters) covered.", D(s.edges));
   m.Gauge("pollen_node_features", "Features (counter buckets, comparisons) covered.",
           D(s.features));
   m.Gauge("pollen_node_corpus_entries", "Inputs in the live corpus.", D(s.corpus_entries));
-  m.Gauge("pollen_node_corpus_bytes", "Bytes of the inputs in the live corpus.",
-          D(s.corpus_bytes));
-  m.Gauge("pollen_node_failures", "Distinct failures saved in the work directory.",
-          D(s.failures));
+  m.Gauge("pollen_node_corpus_bytes", "Bytes of the inputs in the live corpus.", D(s.corpus_bytes));
+  m.Gauge("pollen_node_failures", "Distinct failures saved in the work directory.", D(s.failures));
   for (const auto& [kind, n] : s.crashes_by_kind) {
     m.Counter("pollen_node_crashes_total", "New failures found in this run, by kind.", D(n),
               {{"kind", kind}});
@@ -185,10 +187,10 @@ void NodeTelemetry::AddMetrics(ops::MetricSet& m) const {
               s.controller_state == state ? 1 : 0, {{"state", StateName(state)}});
     }
     const ControllerSessionCounters& c = s.controller;
-    m.Counter("pollen_node_controller_inputs_sent_total",
-              "Inputs the controller acknowledged.", D(c.inputs_sent));
-    m.Counter("pollen_node_controller_crashes_sent_total",
-              "Crashes the controller acknowledged.", D(c.crashes_sent));
+    m.Counter("pollen_node_controller_inputs_sent_total", "Inputs the controller acknowledged.",
+              D(c.inputs_sent));
+    m.Counter("pollen_node_controller_crashes_sent_total", "Crashes the controller acknowledged.",
+              D(c.crashes_sent));
     m.Counter("pollen_node_controller_dropped_total",
               "Inputs and crashes dropped on the way to the controller (queue full).",
               D(c.inputs_dropped + c.crashes_dropped));

@@ -46,9 +46,9 @@ struct NodeSnapshot {
   uint64_t features = 0;
   uint64_t corpus_entries = 0;
   uint64_t corpus_bytes = 0;
-  uint64_t failures = 0;                       // distinct failures saved
+  uint64_t failures = 0;                            // distinct failures saved
   std::map<std::string, uint64_t> crashes_by_kind;  // new failures found in this run
-  uint64_t rss_bytes = 0;                      // the coordinator and its workers
+  uint64_t rss_bytes = 0;                           // the coordinator and its workers
   bool has_cluster = false;
   ClusterCounters cluster;
   broker::ClientStats broker_client;

@@ -25,7 +25,8 @@ std::string RawFrameOfProbe() {
   EXPECT_NE(dladdr(fn, &info), 0);
   char exe[PATH_MAX] = {};
   EXPECT_GT(readlink("/proc/self/exe", exe, sizeof(exe) - 1), 0);
-  const uintptr_t offset = reinterpret_cast<uintptr_t>(fn) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  const uintptr_t offset =
+      reinterpret_cast<uintptr_t>(fn) - reinterpret_cast<uintptr_t>(info.dli_fbase);
   char line[PATH_MAX + 64];
   std::snprintf(line, sizeof(line), "    #0 0x%lx (%s+0x%lx)",
                 static_cast<unsigned long>(reinterpret_cast<uintptr_t>(fn)), exe,
@@ -43,8 +44,10 @@ void ExpectSymbolized(Symbolizer::Kind kind, const char* path) {
                              "\n    #1 0x10 (/nonexistent/module+0x10)\n" + asan_frame +
                              " (BuildId: 95a25fa155f6bf83b6fe011788e9484054f507f4)\n";
   const std::string out = SymbolizeReportWith({kind, path}, report);
-  EXPECT_THAT(out, ::testing::ContainsRegex("#0 0x[0-9a-f]+ in pollen::node::SymbolizerTestProbe\\(int\\) "));
-  EXPECT_THAT(out, ::testing::ContainsRegex("#2 0x[0-9a-f]+ in pollen::node::SymbolizerTestProbe\\(int\\) "));
+  EXPECT_THAT(out, ::testing::ContainsRegex(
+                       "#0 0x[0-9a-f]+ in pollen::node::SymbolizerTestProbe\\(int\\) "));
+  EXPECT_THAT(out, ::testing::ContainsRegex(
+                       "#2 0x[0-9a-f]+ in pollen::node::SymbolizerTestProbe\\(int\\) "));
   EXPECT_THAT(out, HasSubstr("symbolizer_test.cc:"));
   // What cannot be symbolized stays as it was; the rest of the report too.
   EXPECT_THAT(out, HasSubstr("    #1 0x10 (/nonexistent/module+0x10)\n"));

@@ -1,5 +1,5 @@
-// Text files (the nightly's state, reports and campaign files, the learned dictionary): read whole, and
-// written so that a reader or a crash never sees half of one.
+// Text files (the nightly's state, reports and campaign files, the learned dictionary): read whole,
+// and written so that a reader or a crash never sees half of one.
 #ifndef POLLEN_NODE_TEXT_FILE_H_
 #define POLLEN_NODE_TEXT_FILE_H_
 

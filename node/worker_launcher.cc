@@ -13,10 +13,7 @@
 #include "node/worker_messages.h"
 
 namespace pollen::node {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 Status CheckTargetFile(const std::string& path) {
   struct stat st;
@@ -49,7 +46,8 @@ Status CheckTargetFile(const std::string& path) {
 WorkerLauncher::WorkerLauncher(LaunchOptions options, GlobalCoverage* coverage)
     : options_(std::move(options)), coverage_(coverage) {}
 
-Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Failure>* startup_failure) {
+Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(
+    std::optional<Failure>* startup_failure) {
   WorkerSpawnOptions spawn;
   spawn.target = options_.target;
   spawn.args = options_.target_args;
@@ -108,9 +106,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(std::optional<Fail
     coverage_->SetNumCounters(hello_.num_counters);
     if (hello_.value_profile_counters != 0 &&
         hello_.value_profile_first + hello_.value_profile_counters <= hello_.num_counters) {
-      coverage_->SetLadders(static_cast<uint32_t>(hello_.value_profile_first),
-                            static_cast<uint32_t>(hello_.value_profile_counters / engine::ValueProfile::kLevels),
-                            static_cast<uint32_t>(engine::ValueProfile::kLevels));
+      coverage_->SetLadders(
+          static_cast<uint32_t>(hello_.value_profile_first),
+          static_cast<uint32_t>(hello_.value_profile_counters / engine::ValueProfile::kLevels),
+          static_cast<uint32_t>(engine::ValueProfile::kLevels));
     }
   }
 

@@ -21,9 +21,9 @@ struct LaunchOptions {
   std::string target;
   std::vector<std::string> target_args;
   uint32_t max_len = 4096;
-  uint32_t timeout_s = 10;         // one execution
-  uint32_t rss_limit_mb = 2048;    // 0 = none
-  uint32_t startup_timeout_s = 60; // LLVMFuzzerInitialize and start-up
+  uint32_t timeout_s = 10;          // one execution
+  uint32_t rss_limit_mb = 2048;     // 0 = none
+  uint32_t startup_timeout_s = 60;  // LLVMFuzzerInitialize and start-up
   engine::Dictionary dictionary;
   bool use_value_profile = false;  // POLLEN_VALUE_PROFILE=1 for the workers
   bool only_ascii = false;         // mutants of printable ASCII and whitespace only
@@ -32,7 +32,7 @@ struct LaunchOptions {
 
 struct HelloInfo {
   uint64_t num_counters = 0;
-  uint64_t value_profile_first = 0;     // the value profile's ladders (counters), if on
+  uint64_t value_profile_first = 0;  // the value profile's ladders (counters), if on
   uint64_t value_profile_counters = 0;
   uint64_t num_pcs = 0;
   uint32_t num_modules = 0;
@@ -61,8 +61,8 @@ class WorkerLauncher {
 // The outcome of one input run on its own.
 struct RunOutcome {
   bool failed = false;
-  Failure failure;                  // when failed
-  std::vector<uint32_t> features;   // when not failed
+  Failure failure;                 // when failed
+  std::vector<uint32_t> features;  // when not failed
   uint64_t exec_time_us = 0;
 };
 

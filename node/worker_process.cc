@@ -41,7 +41,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
     return Status::Error(Errno("ftruncate of the worker's shared memory"));
   }
   w->shm_size_ = layout.total_size;
-  w->shm_base_ = mmap(nullptr, layout.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, w->shm_fd_, 0);
+  w->shm_base_ =
+      mmap(nullptr, layout.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, w->shm_fd_, 0);
   if (w->shm_base_ == MAP_FAILED) {
     w->shm_base_ = nullptr;
     return Status::Error(Errno("mmap of the worker's shared memory"));
@@ -81,10 +82,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerSpawnOpt
   const Symbolizer& symbolizer = FindSymbolizer();
   const std::string symbolizer_option =
       symbolizer.path.empty() ? "" : ":external_symbolizer_path=" + symbolizer.path;
-  AddDefault(&env_strings, "ASAN_OPTIONS",
-             ("detect_leaks=0:allocator_may_return_null=1:handle_abort=0:symbolize=1" +
-              symbolizer_option)
-                 .c_str());
+  AddDefault(
+      &env_strings, "ASAN_OPTIONS",
+      ("detect_leaks=0:allocator_may_return_null=1:handle_abort=0:symbolize=1" + symbolizer_option)
+          .c_str());
   AddDefault(&env_strings, "UBSAN_OPTIONS",
              ("halt_on_error=1:print_stacktrace=1:symbolize=1" + symbolizer_option).c_str());
 
@@ -248,7 +249,8 @@ uint64_t WorkerProcess::RssMb() const {
   int n = std::fscanf(f, "%lu %lu", &size, &resident);
   std::fclose(f);
   if (n != 2) return 0;
-  return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+  return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) /
+         (1024 * 1024);
 }
 
 }  // namespace pollen::node

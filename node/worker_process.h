@@ -20,14 +20,14 @@
 namespace pollen::node {
 
 struct WorkerSpawnOptions {
-  std::string target;                // path of the target binary
-  std::vector<std::string> args;     // extra argv, passed to LLVMFuzzerInitialize
-  uint32_t max_input = 0;            // capacity of each shared input buffer
-  uint32_t max_features = 1 << 20;   // capacity of the shared feature area
-  int coverage_fd = -1;              // the global coverage map's memfd (shared, read-only)
-  bool keep_stdout = false;          // false: the target's stdout goes to /dev/null
-  bool value_profile = false;        // the worker adds value-profile counters
-  uint32_t malloc_limit_mb = 0;      // POLLEN_MALLOC_LIMIT_MB for the worker; 0 = none
+  std::string target;               // path of the target binary
+  std::vector<std::string> args;    // extra argv, passed to LLVMFuzzerInitialize
+  uint32_t max_input = 0;           // capacity of each shared input buffer
+  uint32_t max_features = 1 << 20;  // capacity of the shared feature area
+  int coverage_fd = -1;             // the global coverage map's memfd (shared, read-only)
+  bool keep_stdout = false;         // false: the target's stdout goes to /dev/null
+  bool value_profile = false;       // the worker adds value-profile counters
+  uint32_t malloc_limit_mb = 0;     // POLLEN_MALLOC_LIMIT_MB for the worker; 0 = none
 };
 
 class WorkerProcess {

@@ -9,8 +9,7 @@
 namespace pollen::ops {
 
 prometheus::ClientMetric& MetricSet::Add(const std::string& name, const std::string& help,
-                                         prometheus::MetricType type,
-                                         const MetricLabels& labels) {
+                                         prometheus::MetricType type, const MetricLabels& labels) {
   prometheus::MetricFamily* family = nullptr;
   for (auto& f : families_) {
     if (f.name == name) family = &f;

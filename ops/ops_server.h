@@ -55,9 +55,9 @@ struct HttpRouteEntry {
 // What the endpoints report. Each is called on the server's threads, concurrently with the
 // service and possibly with itself: it must be thread-safe and quick (read a snapshot).
 struct OpsEndpoints {
-  std::function<Probe()> alive;               // empty: alive while the server answers
-  std::function<Probe()> ready;               // empty: always ready
-  std::function<void(MetricSet&)> metrics;    // empty: the process metrics only
+  std::function<Probe()> alive;             // empty: alive while the server answers
+  std::function<Probe()> ready;             // empty: always ready
+  std::function<void(MetricSet&)> metrics;  // empty: the process metrics only
   // GET routes; the longest prefix that matches wins. A handler that throws is answered
   // 500, and the server goes on.
   std::vector<HttpRouteEntry> routes;

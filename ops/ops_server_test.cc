@@ -103,7 +103,8 @@ TEST(OpsServerTest, SurvivesGarbageAndHalfRequests) {
     addr.sin_port = htons(server->port());
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+    EXPECT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
     return fd;
   };
   close(raw(std::string("\x00\xff\x13garbage\r\n\r\n", 15)));

@@ -63,12 +63,10 @@ void AddProcessMetrics(MetricSet& metrics) {
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
     // Fields 14 utime, 15 stime, 22 starttime (ticks since boot), 23 vsize, 24 rss (pages).
     const double cpu = (Number(f[11]) + Number(f[12])) / ticks;
-    metrics.Counter("process_cpu_seconds_total", "User and system CPU time spent, seconds.",
-                    cpu);
+    metrics.Counter("process_cpu_seconds_total", "User and system CPU time spent, seconds.", cpu);
     metrics.Gauge("process_resident_memory_bytes", "Resident memory size, bytes.",
                   Number(f[21]) * page);
-    metrics.Gauge("process_virtual_memory_bytes", "Virtual memory size, bytes.",
-                  Number(f[20]));
+    metrics.Gauge("process_virtual_memory_bytes", "Virtual memory size, bytes.", Number(f[20]));
     double boot = 0;
     if (BootTime(&boot)) {
       metrics.Gauge("process_start_time_seconds",

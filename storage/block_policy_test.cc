@@ -66,9 +66,12 @@ TEST(BlockPolicyTest, SmallValuesStillShareBlocks) {
 TEST(BlockPolicyTest, ALargeValueEndsTheBlockBeforeAndAfterIt) {
   // small, small, large, small, large just over the threshold, small: the small runs
   // around the large values are blocks of their own.
-  const std::vector<std::string> values = {
-      Noise(1000, 1),           Noise(1000, 2), Noise(100 * 1000, 3), Noise(1000, 4),
-      Noise(kOwnBlockValueBytes, 5), Noise(1000, 6)};
+  const std::vector<std::string> values = {Noise(1000, 1),
+                                           Noise(1000, 2),
+                                           Noise(100 * 1000, 3),
+                                           Noise(1000, 4),
+                                           Noise(kOwnBlockValueBytes, 5),
+                                           Noise(1000, 6)};
   EXPECT_EQ(DataBlocksFor(values), 5u);
 }
 

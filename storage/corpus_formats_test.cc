@@ -280,13 +280,15 @@ TEST(CorpusFormatTest, ReportsUnreadableFile) {
   WriteText(path, "secret");
   ASSERT_EQ(chmod(path.c_str(), 0), 0);
   if (geteuid() != 0) {
-    ExpectErrorMentions(ReadAll(scratch.path(), CorpusFormat::kLibFuzzer).status(), {path, "cannot open"});
+    ExpectErrorMentions(ReadAll(scratch.path(), CorpusFormat::kLibFuzzer).status(),
+                        {path, "cannot open"});
     return;
   }
   struct stat parent;
   ASSERT_EQ(stat(testing::TempDir().c_str(), &parent), 0);
   if ((parent.st_mode & S_IXOTH) == 0) {
-    GTEST_SKIP() << testing::TempDir() << " is closed to other users, so nobody cannot reach the file";
+    GTEST_SKIP() << testing::TempDir()
+                 << " is closed to other users, so nobody cannot reach the file";
   }
   ASSERT_EQ(chmod(scratch.path().c_str(), 0755), 0);  // nobody may list the directory
   int fds[2];
@@ -298,12 +300,15 @@ TEST(CorpusFormatTest, ReportsUnreadableFile) {
     if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
     Result<NamedInputs> read = ReadAll(scratch.path(), CorpusFormat::kLibFuzzer);
     const std::string message = read.ok() ? "read the file" : read.status().message();
-    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size()) ? 0 : 4);
+    _exit(write(fds[1], message.data(), message.size()) == static_cast<ssize_t>(message.size())
+              ? 0
+              : 4);
   }
   close(fds[1]);
   std::string message;
   char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) message.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;)
+    message.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);

@@ -311,8 +311,9 @@ Status CorpusMerger::Execute(State& st) {
       crash.report = result->failure_report;
       crash.count = 1;
       crash.first_seen_unix_ms = crash.last_seen_unix_ms = st.start_unix_ms;
-      const std::string signature =
-          result->failure_signature.empty() ? "input-" + c.hash.substr(0, 16) : result->failure_signature;
+      const std::string signature = result->failure_signature.empty()
+                                        ? "input-" + c.hash.substr(0, 16)
+                                        : result->failure_signature;
       if (Status s = destination_->PutCrash(signature, crash); !s.ok()) return s;
     } else {
       out.state = MergeInputState::kOk;

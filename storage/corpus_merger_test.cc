@@ -216,7 +216,8 @@ TEST(CorpusMergerTest, CrashingInputsAreSkippedAndRecorded) {
   ASSERT_TRUE(dest->ForEachCrash([&](std::string_view signature, const CrashRecord& r) {
                     crashes[std::string(signature)] = r;
                     return true;
-                  }).ok());
+                  })
+                  .ok());
   ASSERT_EQ(crashes.size(), 2u);
   const CrashRecord& one = crashes.at("input-" + HashOf("crash one").substr(0, 16));
   EXPECT_EQ(one.kind, "SEGV");

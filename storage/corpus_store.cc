@@ -155,11 +155,10 @@ Status CorpusStore::CheckCampaign() {
                          PrintableKey(text));
   }
   if (format < 1 || format > kStoreFormatVersion) {
-    return Status::Error("corpus store " + path_ +
-                         " was written by an incompatible version of pollen (format " + text +
-                         "); this pollen reads formats 1 to " +
-                         std::to_string(kStoreFormatVersion) +
-                         ": open it with a matching pollen, or use another store path");
+    return Status::Error(
+        "corpus store " + path_ + " was written by an incompatible version of pollen (format " +
+        text + "); this pollen reads formats 1 to " + std::to_string(kStoreFormatVersion) +
+        ": open it with a matching pollen, or use another store path");
   }
   stored_format_ = format;
   Result<std::optional<std::string>> target = Get(campaign_cf_, kTargetKey);

@@ -96,12 +96,12 @@ class CorpusStore {
  public:
   // Store-wide figures, computed on demand (cost: one scan of "meta" and "crashes").
   struct Stats {
-    uint64_t entries = 0;     // corpus entries
-    uint64_t raw_bytes = 0;   // sum of input sizes
-    uint64_t disk_bytes = 0;  // bytes of live SST files, all column families (excludes the
-                              // WAL and memtables: call Flush() first for a settled figure)
+    uint64_t entries = 0;           // corpus entries
+    uint64_t raw_bytes = 0;         // sum of input sizes
+    uint64_t disk_bytes = 0;        // bytes of live SST files, all column families (excludes the
+                                    // WAL and memtables: call Flush() first for a settled figure)
     uint64_t input_disk_bytes = 0;  // the part of disk_bytes holding the inputs themselves
-    uint64_t crashes = 0;     // distinct crash signatures
+    uint64_t crashes = 0;           // distinct crash signatures
   };
 
   // Opens (or creates, see StoreOptions) the store in directory `path` for `campaign`.
@@ -161,9 +161,9 @@ class CorpusStore {
   Result<std::optional<std::string>> GetAux(AuxTable table, std::string_view key) const;
 
   // Calls `fn` for every record of `table` in key order until it returns false.
-  Status ForEachAux(AuxTable table,
-                    const std::function<bool(std::string_view key, std::string_view value)>& fn)
-      const;
+  Status ForEachAux(
+      AuxTable table,
+      const std::function<bool(std::string_view key, std::string_view value)>& fn) const;
 
   // Deletes every record of `table` (writer only).
   Status ClearAux(AuxTable table);

@@ -128,8 +128,7 @@ void Acknowledge(int ack_fd, uint32_t until, uint32_t* next) {
     const std::vector<uint8_t> input = InputOf(index, entry_files);
     const EntryMeta meta = MetaOf(index, input.size());
     if (!entry_files) {
-      const Status put =
-          store.value()->PutEntry(HashOf(index), input.data(), input.size(), meta);
+      const Status put = store.value()->PutEntry(HashOf(index), input.data(), input.size(), meta);
       if (!put.ok()) Fail(4, put);
       Acknowledge(ack_fd, index + 1, &next_ack);
       continue;
@@ -202,13 +201,11 @@ void LoadAndKill(const std::string& path, const StoreOptions& options, bool entr
   ASSERT_EQ(posix_spawn_file_actions_init(&actions), 0);
   // The write end without O_CLOEXEC in the child only (dup2 onto itself clears the flag).
   ASSERT_EQ(posix_spawn_file_actions_adddup2(&actions, fds[1], fds[1]), 0);
-  ASSERT_EQ(posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0),
-            0);
+  ASSERT_EQ(posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0), 0);
   pid_t pid = 0;
   const int spawned = SpawnThisTest(
       "CorpusStoreDurabilityChild.Writer",
-      {std::string(kStoreEnv) + "=" + path,
-       std::string(kAckFdEnv) + "=" + std::to_string(fds[1]),
+      {std::string(kStoreEnv) + "=" + path, std::string(kAckFdEnv) + "=" + std::to_string(fds[1]),
        std::string(kTotalEnv) + "=" + std::to_string(total),
        std::string(kSyncEnv) + "=" + (options.sync_writes ? "1" : "0"),
        std::string(kEntryFilesEnv) + "=" + (entry_files ? "1" : "0")},
@@ -234,8 +231,7 @@ void LoadAndKill(const std::string& path, const StoreOptions& options, bool entr
 
 // Reopens the store and checks that entries 0 .. acked-1 are present and intact, and that
 // at most `more` others are there.
-void ExpectAcknowledgedEntries(const std::string& path, uint32_t acked, bool large,
-                               uint32_t more) {
+void ExpectAcknowledgedEntries(const std::string& path, uint32_t acked, bool large, uint32_t more) {
   std::unique_ptr<CorpusStore> store = OpenOrFail(path, kCampaign);
   ASSERT_NE(store, nullptr);
   uint32_t missing = 0;

@@ -214,8 +214,8 @@ TEST_F(CorpusStoreOpenTest, SecondWriterInAnotherProcessIsLocked) {
   pid_t pid = 0;
   const int spawned = SpawnThisTest(
       "CorpusStoreChildProcess.OpenAsWriter",
-      {std::string(kChildStoreEnv) + "=" + path_, std::string(kChildOutEnv) + "=" + out},
-      &actions, &pid);
+      {std::string(kChildStoreEnv) + "=" + path_, std::string(kChildOutEnv) + "=" + out}, &actions,
+      &pid);
   posix_spawn_file_actions_destroy(&actions);
   ASSERT_EQ(spawned, 0);
 

@@ -48,8 +48,7 @@ EntryFile::~EntryFile() {
   fs::remove(meta_path_, ec);  // on an error, the store's next open deletes them
 }
 
-Status EntryFile::Add(std::string_view key, std::span<const uint8_t> data,
-                      const EntryMeta& meta) {
+Status EntryFile::Add(std::string_view key, std::span<const uint8_t> data, const EntryMeta& meta) {
   const std::string& path = store_->path();
   if (failed_) {
     return Status::Error("corpus store " + path + ": entry file " + inputs_path_ +
@@ -118,9 +117,11 @@ Status CorpusStore::IngestEntryFile(std::unique_ptr<EntryFile> file) {
   // ingestion (RebuildCounterTable holds the lock exclusively).
   std::shared_lock<std::shared_mutex> lock(entries_mutex_);
   if (CurrentTableId() != file->table_id_) {
-    return Status::Error("corpus store " + path_ + ": its counter table changed (a compaction) "
-                         "while entry file " + file->inputs_path_ + " was open; its " +
-                         std::to_string(file->entries_) + " entries are not added");
+    return Status::Error("corpus store " + path_ +
+                         ": its counter table changed (a compaction) "
+                         "while entry file " +
+                         file->inputs_path_ + " was open; its " + std::to_string(file->entries_) +
+                         " entries are not added");
   }
   rocksdb::IngestExternalFileOptions options;
   options.move_files = true;           // a link: the bytes are not written again

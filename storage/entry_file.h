@@ -54,8 +54,7 @@ class EntryFile {
 
  private:
   friend class CorpusStore;
-  EntryFile(CorpusStore* store, std::string inputs_path, std::string meta_path,
-            uint64_t table_id);
+  EntryFile(CorpusStore* store, std::string inputs_path, std::string meta_path, uint64_t table_id);
 
   CorpusStore* store_;
   const std::string inputs_path_;

@@ -16,8 +16,8 @@ Result<std::unique_ptr<EntryFileWriter>> EntryFileWriter::Open(const std::string
   rocksdb::Status s = inputs_writer->Open(inputs.path);
   if (s.ok()) s = meta_writer->Open(meta.path);
   if (!s.ok()) return FromRocks(s, store_path, "creating entry file " + inputs.path);
-  return std::unique_ptr<EntryFileWriter>(new EntryFileWriter(
-      store_path, std::move(inputs_writer), std::move(meta_writer), inputs.path));
+  return std::unique_ptr<EntryFileWriter>(new EntryFileWriter(store_path, std::move(inputs_writer),
+                                                              std::move(meta_writer), inputs.path));
 }
 
 EntryFileWriter::EntryFileWriter(std::string store_path,

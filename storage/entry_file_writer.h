@@ -46,8 +46,8 @@ class EntryFileWriter {
   static constexpr size_t kMaxQueuedBytes = 16 << 20;
 
   // Creates both files and starts the thread. Errors name `store_path` (I/O).
-  static Result<std::unique_ptr<EntryFileWriter>> Open(const std::string& store_path,
-                                                       Side inputs, Side meta);
+  static Result<std::unique_ptr<EntryFileWriter>> Open(const std::string& store_path, Side inputs,
+                                                       Side meta);
 
   // Stops the thread (the files stay as they are: the owner deletes them).
   ~EntryFileWriter();
@@ -83,7 +83,7 @@ class EntryFileWriter {
   size_t queued_bytes_ = 0;
   bool busy_ = false;  // the thread is writing an entry it took from the queue
   bool stop_ = false;
-  Status error_;       // the first failed write
+  Status error_;  // the first failed write
   std::thread thread_;
 };
 

@@ -1,9 +1,9 @@
 #include "storage/rocks_logger.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdarg>
 #include <cstdio>
-
-#include <spdlog/spdlog.h>
 
 namespace pollen::storage {
 namespace {

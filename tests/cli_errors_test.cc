@@ -76,7 +76,8 @@ TEST(CliErrorsTest, CorpusDirIsAFile) {
 TEST(CliErrorsTest, MalformedDictionaryNamesTheLine) {
   std::string dir = MakeTempDir();
   WriteFile(dir + "/bad.dict", "# fine\nkw=\"ok\"\nthis is not an entry\n");
-  CommandResult r = Pollen({"fuzz", Example("empty"), "--dict=" + dir + "/bad.dict", "--workdir=" + dir});
+  CommandResult r =
+      Pollen({"fuzz", Example("empty"), "--dict=" + dir + "/bad.dict", "--workdir=" + dir});
   EXPECT_EQ(r.exit_code, 2);
   // The file and the line number together, as a compiler names them: "bad.dict:3:".
   EXPECT_THAT(r.output, HasSubstr("bad.dict:3: bad dictionary entry"));

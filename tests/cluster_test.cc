@@ -85,10 +85,11 @@ class ClusterTest : public ::testing::Test {
 
   // The flags that make `id` a node of this test's cluster, with `key` as its key pair.
   std::vector<std::string> NodeArgs(const std::string& id, const std::string& key) const {
-    std::vector<std::string> args = {PollenBin(), "node", TestTarget("gated"),
-                                     "--broker=" + endpoint_, "--node-id=" + id,
-                                     "--workdir=" + Workdir(id), "--workers=1",
-                                     "--status-every=1", "--delta-every=1", "--digest-every=2",
+    std::vector<std::string> args = {PollenBin(),         "node",
+                                     TestTarget("gated"), "--broker=" + endpoint_,
+                                     "--node-id=" + id,   "--workdir=" + Workdir(id),
+                                     "--workers=1",       "--status-every=1",
+                                     "--delta-every=1",   "--digest-every=2",
                                      "--minimize-time=1"};
     if (keys_.empty()) {
       args.push_back("--insecure-plaintext");
@@ -167,7 +168,8 @@ TEST_F(ClusterTest, AnInputFoundByOneNodeReachesTheOthersAndALateJoiner) {
   // node-b is connected before node-a publishes its seed, so the seed itself reaches it
   // live (otherwise a derived input could come first and node-b cut it down to the key).
   StartNode("node-b");
-  ASSERT_TRUE(WaitUntil([&] { return NodeSaid("node-b", "connected to the broker"); })) << Outputs();
+  ASSERT_TRUE(WaitUntil([&] { return NodeSaid("node-b", "connected to the broker"); }))
+      << Outputs();
   StartNode("node-a", {SeedDir(kKeyA)});
   const std::string found = HashOf(kKeyA);
   ASSERT_TRUE(WaitUntil([&] { return HasEntry("node-b", found); })) << Outputs();
@@ -272,8 +274,9 @@ TEST_F(ClusterTest, ANodeWhoseKeyIsNotAuthorisedFuzzesAloneAndSaysSo) {
   EXPECT_THAT(r.output, Not(HasSubstr("connected to the broker at")));
   EXPECT_GT(NumberAfter(r.output, R"(corpus:\s+(\d+) entries)"), 0) << r.output;
   EXPECT_GT(NumberAfter(r.output, R"(executions:\s+(\d+))"), 0) << r.output;
-  ASSERT_TRUE(WaitUntil([&] { return broker_->output().find("is not authorised") != std::string::npos; }))
-      << Outputs();
+  ASSERT_TRUE(WaitUntil([&] {
+    return broker_->output().find("is not authorised") != std::string::npos;
+  })) << Outputs();
 }
 
 TEST_F(ClusterTest, TwoCampaignsOnOneBrokerStayApart) {
@@ -287,9 +290,8 @@ TEST_F(ClusterTest, TwoCampaignsOnOneBrokerStayApart) {
   StartNode("alpha-a", {"--campaign=alpha", SeedDir(kKeyA)});
   const std::string found = HashOf(kKeyA);
   ASSERT_TRUE(WaitUntil([&] { return HasEntry("alpha-b", found); })) << Outputs();
-  ASSERT_TRUE(WaitUntil([&] {
-    return broker_->output().find("campaigns 2") != std::string::npos;
-  })) << Outputs();
+  ASSERT_TRUE(WaitUntil([&] { return broker_->output().find("campaigns 2") != std::string::npos; }))
+      << Outputs();
   // Give beta the time it took alpha-b, and more: two more status lines of its own.
   size_t mark = Node("beta").output().size();
   ASSERT_TRUE(WaitUntil([&] {
@@ -314,8 +316,10 @@ TEST_F(ClusterTest, AFailureFoundByOneNodeIsRecordedByTheOthers) {
   ASSERT_TRUE(WaitUntil([&] { return NodeSaid("watcher", "node finder found a failure"); }))
       << Outputs();
   Stop("watcher");
-  CommandResult theirs = RunCommand({PollenBin(), "corpus", "ls", Workdir("finder"), "--crashes"}, 30);
-  CommandResult ours = RunCommand({PollenBin(), "corpus", "ls", Workdir("watcher"), "--crashes"}, 30);
+  CommandResult theirs =
+      RunCommand({PollenBin(), "corpus", "ls", Workdir("finder"), "--crashes"}, 30);
+  CommandResult ours =
+      RunCommand({PollenBin(), "corpus", "ls", Workdir("watcher"), "--crashes"}, 30);
   ASSERT_EQ(theirs.exit_code, 0) << theirs.output;
   ASSERT_EQ(ours.exit_code, 0) << ours.output;
   std::string signature = theirs.output.substr(0, theirs.output.find(' '));

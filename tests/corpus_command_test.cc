@@ -81,7 +81,8 @@ TEST(CorpusCommandTest, StatsAndLsAgreeWithTheFuzzSummary) {
   // --times adds when each entry came: during the fuzzing run above.
   CommandResult timed = Corpus({"ls", dir, "--times"});
   ASSERT_EQ(timed.exit_code, 0) << timed.output;
-  const std::vector<std::string> timed_lines = MatchingLines(timed.output, R"([0-9a-f]{40} \d+ \d+ \S+ \d{13})");
+  const std::vector<std::string> timed_lines =
+      MatchingLines(timed.output, R"([0-9a-f]{40} \d+ \d+ \S+ \d{13})");
   EXPECT_EQ(timed_lines.size(), lines.size()) << timed.output;
   for (const std::string& line : timed_lines) {
     EXPECT_GE(std::stoll(line.substr(line.rfind(' ') + 1)), before_ms) << line;

@@ -21,8 +21,9 @@ TEST(CorpusMaintenanceTest, ExportImportMergeCompact) {
   std::string target = TestTarget("no_bug");
   long entries[2];
   for (int i = 0; i < 2; i++) {
-    CommandResult r = Pollen({"fuzz", target, "--workers=1", "--runs=30000", "--seed=" + std::to_string(i + 1),
-                              "--workdir=" + dir + "/w" + std::to_string(i)});
+    CommandResult r =
+        Pollen({"fuzz", target, "--workers=1", "--runs=30000", "--seed=" + std::to_string(i + 1),
+                "--workdir=" + dir + "/w" + std::to_string(i)});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     entries[i] = NumberAfter(r.output, R"(corpus:\s+(\d+) entries)");
     ASSERT_GT(entries[i], 1);
@@ -30,15 +31,18 @@ TEST(CorpusMaintenanceTest, ExportImportMergeCompact) {
   // Export in each format, import back: the same number of entries each time.
   for (const char* format : {"libfuzzer", "afl", "go"}) {
     std::string out = dir + "/export-" + format;
-    CommandResult ex = Pollen({"corpus", "export", dir + "/w0", out, std::string("--format=") + format});
+    CommandResult ex =
+        Pollen({"corpus", "export", dir + "/w0", out, std::string("--format=") + format});
     ASSERT_EQ(ex.exit_code, 0) << ex.output;
-    CommandResult im = Pollen({"corpus", "import", dir + "/import-" + format, out, "--target=" + target});
+    CommandResult im =
+        Pollen({"corpus", "import", dir + "/import-" + format, out, "--target=" + target});
     ASSERT_EQ(im.exit_code, 0) << im.output;
-    EXPECT_EQ(NumberAfter(im.output, R"(imported (\d+) inputs)"), entries[0]) << format << im.output;
+    EXPECT_EQ(NumberAfter(im.output, R"(imported (\d+) inputs)"), entries[0])
+        << format << im.output;
   }
   // Merge a directory and a store: fewer entries than both together, none failed.
-  CommandResult merge = Pollen({"corpus", "merge", dir + "/merged", dir + "/export-libfuzzer", dir + "/w1",
-                                "--target=" + target});
+  CommandResult merge = Pollen({"corpus", "merge", dir + "/merged", dir + "/export-libfuzzer",
+                                dir + "/w1", "--target=" + target});
   ASSERT_EQ(merge.exit_code, 0) << merge.output;
   long kept = NumberAfter(merge.output, R"(kept by (\d+) entries)");
   EXPECT_GT(kept, 0) << merge.output;
@@ -66,7 +70,8 @@ TEST(CorpusMaintenanceTest, MergeRecordsInputsThatCrash) {
   RunCommand({"/bin/mkdir", "-p", dir + "/in"}, 10);
   WriteFile(dir + "/in/ok", "hello");
   WriteFile(dir + "/in/crasher", "HI!");
-  CommandResult merge = Pollen({"corpus", "merge", dir + "/m", dir + "/in", "--target=" + Example("shallow_crash")});
+  CommandResult merge =
+      Pollen({"corpus", "merge", dir + "/m", dir + "/in", "--target=" + Example("shallow_crash")});
   ASSERT_EQ(merge.exit_code, 0) << merge.output;
   EXPECT_THAT(merge.output, HasSubstr("1 failed"));
   EXPECT_THAT(merge.output, HasSubstr("skipped 1 input that failed: SEGV"));
@@ -84,7 +89,8 @@ TEST(CorpusMaintenanceTest, ClearErrors) {
   EXPECT_EQ(no_store.exit_code, 2);
   EXPECT_THAT(no_store.output, HasSubstr("give --target=BINARY"));
   WriteFile(dir + "/bad", "go test fuzz v1\nint(5)\n");
-  CommandResult bad_go = Pollen({"corpus", "import", dir + "/s", dir, "--format=go", "--target=" + TestTarget("no_bug")});
+  CommandResult bad_go = Pollen(
+      {"corpus", "import", dir + "/s", dir, "--format=go", "--target=" + TestTarget("no_bug")});
   EXPECT_EQ(bad_go.exit_code, 2);
   EXPECT_THAT(bad_go.output, HasSubstr("bad"));
   CommandResult bad_format = Pollen({"corpus", "export", dir + "/s", dir + "/o", "--format=zip"});

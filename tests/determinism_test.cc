@@ -24,11 +24,13 @@ namespace {
 std::string Fingerprint(const std::string& output) {
   std::string f;
   std::regex new_line(R"(#(\d+)\tNEW)");
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), new_line); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), new_line);
+       it != std::sregex_iterator(); ++it) {
     f += (*it)[1].str() + ",";
   }
   std::smatch m;
-  if (std::regex_search(output, m, std::regex(R"(corpus:\s+\d+ entries, \d+ bytes)"))) f += m[0].str();
+  if (std::regex_search(output, m, std::regex(R"(corpus:\s+\d+ entries, \d+ bytes)")))
+    f += m[0].str();
   return f;
 }
 

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -29,10 +28,12 @@ TEST(InterruptTest, SigintStopsCleanlyAndKeepsTheCorpus) {
 
   long entries = NumberAfter(r.output, R"(corpus:\s+(\d+) entries)");
   ASSERT_GT(entries, 0);
-  CommandResult again = RunCommand({PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1", "--runs=1",
-                                    "--workdir=" + dir}, 120);
+  CommandResult again = RunCommand(
+      {PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1", "--runs=1", "--workdir=" + dir},
+      120);
   EXPECT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_THAT(again.output, ::testing::HasSubstr(std::to_string(entries) + " corpus entries restored"));
+  EXPECT_THAT(again.output,
+              ::testing::HasSubstr(std::to_string(entries) + " corpus entries restored"));
 }
 
 }  // namespace

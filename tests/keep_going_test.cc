@@ -12,10 +12,10 @@ namespace {
 // full of worker restarts would take minutes to reach its executions.
 TEST(KeepGoingTest, SameBugIsSavedOnceAndCounted) {
   std::string dir = MakeTempDir();
-  CommandResult r = RunCommand({PollenBin(), "fuzz", Example("exception"), "--workers=1", "--seed=2",
-                                "--runs=300000", "--keep-going", "--minimize-time=5", "--workdir=" + dir,
-                                "--use-value-profile=false"},
-                               300);
+  CommandResult r = RunCommand(
+      {PollenBin(), "fuzz", Example("exception"), "--workers=1", "--seed=2", "--runs=300000",
+       "--keep-going", "--minimize-time=5", "--workdir=" + dir, "--use-value-profile=false"},
+      300);
   ASSERT_FALSE(r.timed_out) << r.output;
   EXPECT_EQ(r.exit_code, 1) << r.output;
   std::vector<std::string> artifacts = ArtifactInputs(dir + "/crashes", "crash");

@@ -16,7 +16,8 @@ TEST(LoseNothingTest, CrashingSeedIsSavedExactly) {
   RunCommand({"/bin/mkdir", "-p", seeds}, 10);
   WriteFile(seeds + "/crasher", "HI!");
   CommandResult r = RunCommand({PollenBin(), "fuzz", Example("shallow_crash"), seeds, "--workers=1",
-                                "--seed=1", "--runs=1000", "--workdir=" + dir + "/work"}, 300);
+                                "--seed=1", "--runs=1000", "--workdir=" + dir + "/work"},
+                               300);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("while running an input as it is"));
   auto found = ArtifactInputs(dir + "/work/crashes", "crash");

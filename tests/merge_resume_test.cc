@@ -31,7 +31,8 @@ TEST(MergeResumeTest, KilledMergeResumesToTheSameStore) {
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
 
   {
-    Background merge({PollenBin(), "corpus", "merge", dir + "/resumed", inputs, "--target=" + target});
+    Background merge(
+        {PollenBin(), "corpus", "merge", dir + "/resumed", inputs, "--target=" + target});
     // The progress line shows up after a second of executing: then kill it, hard.
     ASSERT_TRUE(merge.WaitForOutput("merge: execute", 120)) << merge.output();
     ASSERT_EQ(kill(-merge.pid(), SIGKILL), 0);
@@ -44,7 +45,8 @@ TEST(MergeResumeTest, KilledMergeResumesToTheSameStore) {
   long reused = NumberAfter(resumed.output, R"(\((\d+) results reused)");
   long run = NumberAfter(resumed.output, R"(duplicates\), (\d+) run)");
   EXPECT_GT(reused, 0) << resumed.output;
-  EXPECT_EQ(reused + run, NumberAfter(reference.output, R"(duplicates\), (\d+) run)")) << resumed.output;
+  EXPECT_EQ(reused + run, NumberAfter(reference.output, R"(duplicates\), (\d+) run)"))
+      << resumed.output;
 
   CommandResult ls_reference = RunCommand({PollenBin(), "corpus", "ls", dir + "/reference"}, 60);
   CommandResult ls_resumed = RunCommand({PollenBin(), "corpus", "ls", dir + "/resumed"}, 60);

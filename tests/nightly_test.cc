@@ -226,7 +226,8 @@ TEST_F(NightlyTest, NightsOnTheClusterMoveTheFollowingNodesToEachNightsBuild) {
     nodes.push_back(std::make_unique<Background>(std::vector<std::string>{
         PollenBin(), "node", "--follow-builds", "--campaign=nc", "--controller=" + endpoint_,
         "--insecure-plaintext", "--controller-every=1", "--keep-going", "--workers=1",
-        "--node-id=follower-" + std::to_string(i), "--workdir=" + dir_ + "/f" + std::to_string(i)}));
+        "--node-id=follower-" + std::to_string(i),
+        "--workdir=" + dir_ + "/f" + std::to_string(i)}));
   }
   for (auto& n : nodes) {
     ASSERT_TRUE(n->WaitForOutput("has no assigned build yet", 30)) << n->output();

@@ -51,7 +51,8 @@ double Sample(const std::string& metrics, const std::string& name_and_labels) {
 // The HTTP port a command said it serves on.
 int HttpPortOf(Background& process) {
   if (!process.WaitForOutput("/metrics on http://", kDeadlineS)) return -1;
-  return static_cast<int>(NumberAfter(process.output(), "/metrics on http://127\\.0\\.0\\.1:([0-9]+)"));
+  return static_cast<int>(
+      NumberAfter(process.output(), "/metrics on http://127\\.0\\.0\\.1:([0-9]+)"));
 }
 
 class OpsEndpointsTest : public ::testing::Test {
@@ -93,7 +94,8 @@ TEST_F(OpsEndpointsTest, ProbesMetricsAndGracefulStop) {
   const int broker_http = HttpPortOf(*broker_);
   ASSERT_GT(broker_http, 0) << broker_->output();
   ASSERT_TRUE(broker_->WaitForOutput("listening on tcp://", kDeadlineS));
-  const long broker_port = NumberAfter(broker_->output(), "listening on tcp://127\\.0\\.0\\.1:([0-9]+)");
+  const long broker_port =
+      NumberAfter(broker_->output(), "listening on tcp://127\\.0\\.0\\.1:([0-9]+)");
   ASSERT_GT(broker_port, 0);
   EXPECT_EQ(Get(broker_http, "/readyz").status, 200);
   EXPECT_EQ(Get(controller_http, "/healthz").status, 200);
@@ -154,8 +156,9 @@ TEST_F(OpsEndpointsTest, BadHttpAddressIsAUsageError) {
                                kDeadlineS);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.output, HasSubstr("--http: bad HTTP address 'localhost'"));
-  CommandResult env = RunCommand({PollenBin(), "broker"}, kDeadlineS,
-                                 {"POLLEN_LISTEN=tcp://127.0.0.1:*", "POLLEN_INSECURE_PLAINTEXT=maybe"});
+  CommandResult env =
+      RunCommand({PollenBin(), "broker"}, kDeadlineS,
+                 {"POLLEN_LISTEN=tcp://127.0.0.1:*", "POLLEN_INSECURE_PLAINTEXT=maybe"});
   EXPECT_EQ(env.exit_code, 2);
   EXPECT_THAT(env.output, HasSubstr("environment variable POLLEN_INSECURE_PLAINTEXT"));
 }

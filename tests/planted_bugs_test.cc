@@ -12,9 +12,9 @@ using ::testing::HasSubstr;
 
 struct Planted {
   const char* example;
-  const char* kind;        // what repro must print after "FAILURE "
-  const char* prefix;      // artifact file name prefix
-  uint64_t max_runs;       // the bound on executions
+  const char* kind;    // what repro must print after "FAILURE "
+  const char* prefix;  // artifact file name prefix
+  uint64_t max_runs;   // the bound on executions
   std::vector<std::string> flags;
 };
 
@@ -25,9 +25,10 @@ class PlantedBugTest : public ::testing::TestWithParam<Planted> {};
 TEST_P(PlantedBugTest, FoundWithinBoundAndReproduced) {
   const Planted& p = GetParam();
   std::string dir = MakeTempDir();
-  std::vector<std::string> argv{PollenBin(), "fuzz", Example(p.example), "--workers=1", "--seed=7",
-                                "--runs=" + std::to_string(p.max_runs), "--workdir=" + dir,
-                                "--minimize-time=10"};
+  std::vector<std::string> argv{PollenBin(),        "fuzz",
+                                Example(p.example), "--workers=1",
+                                "--seed=7",         "--runs=" + std::to_string(p.max_runs),
+                                "--workdir=" + dir, "--minimize-time=10"};
   argv.insert(argv.end(), p.flags.begin(), p.flags.end());
   CommandResult fuzz = RunCommand(argv, 600);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;

@@ -50,8 +50,10 @@ TEST_P(PuzzleTest, SolvedWithinBound) {
 // dictionary, and kept in the work directory for the next run.
 TEST(LearnedDictionaryRunTest, PrintedAtTheEndAndKeptForTheNextRun) {
   std::string dir = MakeTempDir();
-  std::vector<std::string> argv{PollenBin(), "fuzz", Example("keyword"), "--workers=1", "--seed=7",
-                                "--runs=20000000", "--workdir=" + dir, "--minimize-time=5"};
+  std::vector<std::string> argv{PollenBin(),        "fuzz",
+                                Example("keyword"), "--workers=1",
+                                "--seed=7",         "--runs=20000000",
+                                "--workdir=" + dir, "--minimize-time=5"};
   CommandResult first = RunCommand(argv, 600);
   ASSERT_FALSE(first.timed_out) << first.output;
   EXPECT_EQ(first.exit_code, 1) << first.output;
@@ -62,10 +64,11 @@ TEST(LearnedDictionaryRunTest, PrintedAtTheEndAndKeptForTheNextRun) {
   EXPECT_THAT(saved, ::testing::HasSubstr("\n\"pollinate \"\n"));
   // A second run in the same work directory starts with them: the file is read (a broken
   // one would be reported) and written again with the word still in it.
-  CommandResult second = RunCommand({PollenBin(), "fuzz", Example("keyword"), "--workers=1", "--seed=8",
-                                     "--runs=100000", "--workdir=" + dir},
+  CommandResult second = RunCommand({PollenBin(), "fuzz", Example("keyword"), "--workers=1",
+                                     "--seed=8", "--runs=100000", "--workdir=" + dir},
                                     600);
-  EXPECT_THAT(second.output, ::testing::Not(::testing::HasSubstr("ignoring the learned dictionary")));
+  EXPECT_THAT(second.output,
+              ::testing::Not(::testing::HasSubstr("ignoring the learned dictionary")));
   EXPECT_THAT(ReadFile(dir + "/learned.dict"), ::testing::HasSubstr("\"pollinate \""));
 }
 
@@ -82,20 +85,24 @@ uint64_t FeaturesOf(const std::string& output) {
 }
 
 TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
-  std::vector<std::string> argv{PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1", "--seed=3",
-                                "--runs=300000"};
-  CommandResult plain = RunCommand([&] {
-    auto a = argv;
-    a.push_back("--workdir=" + MakeTempDir());
-    a.push_back("--use-value-profile=false");
-    return a;
-  }(), 600);
-  CommandResult profiled = RunCommand([&] {
-    auto a = argv;
-    a.push_back("--workdir=" + MakeTempDir());
-    a.push_back("--use-value-profile");
-    return a;
-  }(), 600);
+  std::vector<std::string> argv{PollenBin(),   "fuzz",     TestTarget("no_bug"),
+                                "--workers=1", "--seed=3", "--runs=300000"};
+  CommandResult plain = RunCommand(
+      [&] {
+        auto a = argv;
+        a.push_back("--workdir=" + MakeTempDir());
+        a.push_back("--use-value-profile=false");
+        return a;
+      }(),
+      600);
+  CommandResult profiled = RunCommand(
+      [&] {
+        auto a = argv;
+        a.push_back("--workdir=" + MakeTempDir());
+        a.push_back("--use-value-profile");
+        return a;
+      }(),
+      600);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
   uint64_t without = FeaturesOf(plain.output), with = FeaturesOf(profiled.output);
@@ -125,9 +132,10 @@ TEST(ValueProfileTest, AutoTurnsOnWhenEdgesStop) {
 // were over before the profile had been on for a second.
 TEST(ValueProfileTest, AutoSolvesARunningTotal) {
   std::string dir = MakeTempDir();
-  CommandResult fuzz = RunCommand({PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=7",
-                                   "--time=120", "--workdir=" + dir, "--minimize-time=5"},
-                                  600);
+  CommandResult fuzz =
+      RunCommand({PollenBin(), "fuzz", TestTarget("puzzle_total"), "--workers=1", "--seed=7",
+                  "--time=120", "--workdir=" + dir, "--minimize-time=5"},
+                 600);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;
   EXPECT_EQ(ArtifactInputs(dir + "/crashes", "crash").size(), 1u) << fuzz.output;
@@ -136,21 +144,21 @@ TEST(ValueProfileTest, AutoSolvesARunningTotal) {
 // ipsum's executions to the bug vary widely with the seed: 0.7, 1.2, 3.7, 4.0, 6.2, 13.2 and
 // 33.4 M for seeds 8, 6, 4, 5, 1, 2 and 3, and more than 40 M for 7 (2026-11-27, with
 // NestGroup): seed 5, the median, rather than 7.
-INSTANTIATE_TEST_SUITE_P(Puzzles, PuzzleTest,
-                         ::testing::Values(
-                             Puzzle{"puzzle_crc32", 20000000},
-                             Puzzle{"puzzle_ipsum", 40000000, "--use-value-profile=false", 5},
-                             Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000},
-                             // Built with the compiler pass (ROUTINE_LOG): its keywords are
-                             // compared byte by byte by the target's own function.
-                             Puzzle{"puzzle_keywords_routines", 20000000},
-                             // A running total: with the value profile's distance ladder
-                             // (without it, most seeds never get there).
-                             Puzzle{"puzzle_total", 5000000, "--use-value-profile"}),
-                         [](const ::testing::TestParamInfo<Puzzle>& info) {
-                           return std::string(info.param.name) +
-                                  (std::string(info.param.flag) == "--use-value-profile" ? "_value_profile" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Puzzles, PuzzleTest,
+    ::testing::Values(Puzzle{"puzzle_crc32", 20000000},
+                      Puzzle{"puzzle_ipsum", 40000000, "--use-value-profile=false", 5},
+                      Puzzle{"puzzle_tlv", 20000000}, Puzzle{"puzzle_linear", 20000000},
+                      // Built with the compiler pass (ROUTINE_LOG): its keywords are
+                      // compared byte by byte by the target's own function.
+                      Puzzle{"puzzle_keywords_routines", 20000000},
+                      // A running total: with the value profile's distance ladder
+                      // (without it, most seeds never get there).
+                      Puzzle{"puzzle_total", 5000000, "--use-value-profile"}),
+    [](const ::testing::TestParamInfo<Puzzle>& info) {
+      return std::string(info.param.name) +
+             (std::string(info.param.flag) == "--use-value-profile" ? "_value_profile" : "");
+    });
 
 }  // namespace
 }  // namespace pollen::testing

@@ -24,8 +24,8 @@ extern char** environ;
 namespace pollen::testing {
 namespace {
 
-
-pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int* out_fd) {
+pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+            int* out_fd) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return -1;
   std::vector<std::string> env;
@@ -110,7 +110,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_s,
   return Finish(pid, fd, "", timeout_s);
 }
 
-Background::Background(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+Background::Background(const std::vector<std::string>& argv,
+                       const std::vector<std::string>& extra_env) {
   pid_ = Spawn(argv, extra_env, &out_fd_);
   if (out_fd_ >= 0) fcntl(out_fd_, F_SETFL, O_NONBLOCK);
 }
@@ -169,8 +170,12 @@ std::string MakeTempDir() {
 }
 
 std::string PollenBin() { return POLLEN_BIN; }
-std::string Example(const std::string& name) { return std::string(EXAMPLES_DIR) + "/" + name + "_fuzzer"; }
-std::string TestTarget(const std::string& name) { return std::string(TEST_TARGETS_DIR) + "/" + name + "_fuzzer"; }
+std::string Example(const std::string& name) {
+  return std::string(EXAMPLES_DIR) + "/" + name + "_fuzzer";
+}
+std::string TestTarget(const std::string& name) {
+  return std::string(TEST_TARGETS_DIR) + "/" + name + "_fuzzer";
+}
 
 std::vector<std::string> ListFiles(const std::string& dir, const std::string& prefix) {
   std::vector<std::string> files;

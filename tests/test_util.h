@@ -11,9 +11,9 @@
 namespace pollen::testing {
 
 struct CommandResult {
-  int exit_code = -1;   // -1 when killed for the time limit or by a signal
+  int exit_code = -1;  // -1 when killed for the time limit or by a signal
   bool timed_out = false;
-  std::string output;   // stdout and stderr, interleaved
+  std::string output;  // stdout and stderr, interleaved
 };
 
 // Runs argv (argv[0] a path) with extra "NAME=value" environment entries; kills the whole

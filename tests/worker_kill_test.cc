@@ -46,7 +46,8 @@ TEST(WorkerKillTest, KilledWorkersInputIsRebuiltExactly) {
   std::vector<std::string> artifacts = ArtifactInputs(dir + "/work/crashes", "crash");
   ASSERT_EQ(artifacts.size(), 1u) << result.output;
   EXPECT_THAT(ReadFile(artifacts[0] + ".txt"), ::testing::HasSubstr("kind: KILL"));
-  EXPECT_EQ(ReadFile(artifacts[0]), ReadFile(echo)) << "the rebuilt input differs from the one that ran";
+  EXPECT_EQ(ReadFile(artifacts[0]), ReadFile(echo))
+      << "the rebuilt input differs from the one that ran";
 }
 
 }  // namespace

@@ -103,8 +103,8 @@ Result<bool> DirectorySource::Next(std::string* name, std::string* data) {
                            " bytes, more than the record limit of " +
                            std::to_string(limits_.max_record_bytes));
     }
-    if (Status s = ReadAll(fd.get(), static_cast<size_t>(st.st_size), limits_.max_record_bytes,
-                           data);
+    if (Status s =
+            ReadAll(fd.get(), static_cast<size_t>(st.st_size), limits_.max_record_bytes, data);
         !s.ok()) {
       return Status::Error("cannot read " + path + ": " + s.message());
     }
@@ -135,8 +135,8 @@ DirectorySink::~DirectorySink() {
 Status DirectorySink::Commit(std::string_view name, std::string_view data) {
   if (Status s = ValidateRecordName(name); !s.ok()) return s;
   if (name.find('/') != std::string_view::npos || name.front() == '.') {
-    return Status::Error("invalid record name " + PrintableName(name) + " for directory " +
-                         dir_ + ": a file name must be one path component not starting with '.'");
+    return Status::Error("invalid record name " + PrintableName(name) + " for directory " + dir_ +
+                         ": a file name must be one path component not starting with '.'");
   }
   const std::string final_name(name);
   // The temporary name does not contain the record's: a 255-byte name plus a prefix would

@@ -64,7 +64,7 @@ class DirectorySink : public RecordSink {
  public:
   // Creates `dir` (and its parents) if absent. Errors name `dir`.
   static Result<std::unique_ptr<DirectorySink>> Open(const std::string& dir,
-                                                      DirectorySinkOptions options = {});
+                                                     DirectorySinkOptions options = {});
   // Flushes the cursor (errors ignored: call Flush to see them).
   ~DirectorySink() override;
 

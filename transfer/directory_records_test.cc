@@ -84,8 +84,8 @@ TEST(TransferDirectoryTest, TheSourceRefusesAFileOverTheRecordLimit) {
   std::string name, data;
   Result<bool> next = (*source)->Next(&name, &data);
   ASSERT_FALSE(next.ok());
-  EXPECT_EQ(next.status().message(), "cannot send " + dir.path() +
-                                         "/huge: 101 bytes, more than the record limit of 100");
+  EXPECT_EQ(next.status().message(),
+            "cannot send " + dir.path() + "/huge: 101 bytes, more than the record limit of 100");
 }
 
 TEST(TransferDirectoryTest, TheSourceNeedsADirectory) {
@@ -114,9 +114,16 @@ TEST(TransferDirectoryTest, TheSinkTakesOnlySingleComponentNames) {
   TempDir dir;
   auto sink = DirectorySink::Open(dir.path() + "/out", {false, ""});
   ASSERT_TRUE(sink.ok());
-  const std::vector<std::string> bad_names = {
-      "a/b", ".hidden", ".pollen-tmp-1-0", ".", "..", "/etc/x", "../x", std::string("x\0y", 3),
-      std::string(256, 'n'), ""};
+  const std::vector<std::string> bad_names = {"a/b",
+                                              ".hidden",
+                                              ".pollen-tmp-1-0",
+                                              ".",
+                                              "..",
+                                              "/etc/x",
+                                              "../x",
+                                              std::string("x\0y", 3),
+                                              std::string(256, 'n'),
+                                              ""};
   for (const std::string& bad : bad_names) {
     Status s = (*sink)->Commit(bad, "data");
     EXPECT_FALSE(s.ok()) << PrintableName(bad);

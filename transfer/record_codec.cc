@@ -101,8 +101,8 @@ Status RecordParser::Feed(std::string_view bytes, const RecordCallback& on_recor
           return Stop(Status::Error(Where() + ": " + s.message()));
         }
         offset_ += total;
-        if (Status s = Deliver(name, bytes.substr(kRecordHeaderBytes + name_length_, size_),
-                               on_record);
+        if (Status s =
+                Deliver(name, bytes.substr(kRecordHeaderBytes + name_length_, size_), on_record);
             !s.ok()) {
           return s;
         }
@@ -173,8 +173,8 @@ Status RecordParser::Finish() {
              " of its " + std::to_string(size_) + " data bytes";
       break;
   }
-  return Stop(Status::Error("truncated stream: it ends inside " + Where() + " (" + what +
-                            " received)"));
+  return Stop(
+      Status::Error("truncated stream: it ends inside " + Where() + " (" + what + " received)"));
 }
 
 }  // namespace pollen::transfer

@@ -64,8 +64,8 @@ class RecordParser {
   // The stream ended: an error when it ended inside a record (saying how much of it came).
   Status Finish();
 
-  uint64_t records() const { return records_; }       // passed to the callback, ok
-  uint64_t bytes_fed() const { return offset_; }      // stream bytes consumed
+  uint64_t records() const { return records_; }              // passed to the callback, ok
+  uint64_t bytes_fed() const { return offset_; }             // stream bytes consumed
   size_t buffered_bytes() const { return pending_.size(); }  // of the incomplete record
   size_t max_buffered_bytes() const { return max_buffered_; }
 

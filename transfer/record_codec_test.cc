@@ -39,7 +39,9 @@ Status Parse(RecordParser& parser, std::string_view stream, const std::vector<si
 TEST(TransferRecordCodecTest, AppendRecordWritesLittleEndianLengthsNameAndData) {
   std::string out = "x";
   AppendRecord(&out, "ab", "cde");
-  EXPECT_EQ(out, std::string("x\x02\x00\x00\x00\x03\x00\x00\x00" "abcde", 14));
+  EXPECT_EQ(out, std::string("x\x02\x00\x00\x00\x03\x00\x00\x00"
+                             "abcde",
+                             14));
   std::string big;
   AppendRecordHeader(&big, "n", 0x01020304);
   EXPECT_EQ(big, std::string("\x01\x00\x00\x00\x04\x03\x02\x01n", 9));

@@ -11,9 +11,18 @@ namespace {
 using namespace std::string_literals;  // NOLINT: "\0" literals
 
 TEST(TransferRecordNameTest, AcceptsNamesAndRelativePaths) {
-  const std::vector<std::string> names = {
-      "a",       "0123456789abcdef0123456789abcdef01234567", "crashes/crash-1", "a/b/c", "..a",
-      "a..",     "a/.../b", ".hidden", "a/./b", "a//b", "trailing/", std::string(255, 'x')};
+  const std::vector<std::string> names = {"a",
+                                          "0123456789abcdef0123456789abcdef01234567",
+                                          "crashes/crash-1",
+                                          "a/b/c",
+                                          "..a",
+                                          "a..",
+                                          "a/.../b",
+                                          ".hidden",
+                                          "a/./b",
+                                          "a//b",
+                                          "trailing/",
+                                          std::string(255, 'x')};
   for (const std::string& name : names) {
     EXPECT_TRUE(ValidateRecordName(name).ok())
         << name << ": " << ValidateRecordName(name).message();

@@ -262,8 +262,7 @@ Status DecodeStreamMessage(const void* bytes, size_t size, const StreamLimits& l
   options.traversalLimitInWords = size / sizeof(capnp::word) * 2 + 1024;
   options.nestingLimit = 8;
   try {
-    capnp::FlatArrayMessageReader reader(kj::arrayPtr(words, size / sizeof(capnp::word)),
-                                         options);
+    capnp::FlatArrayMessageReader reader(kj::arrayPtr(words, size / sizeof(capnp::word)), options);
     // Data read in place must outlive the reader: only `bytes` themselves do.
     Status s = ReadCatching(reader.getRoot<schema::StreamMessage>(), limits, out,
                             aligned.empty() ? chunk_data : nullptr);

@@ -111,13 +111,14 @@ TEST(TransferStreamMessageTest, UnalignedBytesDecode) {
 TEST(TransferStreamMessageTest, FieldsBeyondTheirBoundsAreErrors) {
   StreamLimits limits;
   limits.max_chunk_bytes = 100;
-  EXPECT_EQ(Decode(Encode(StreamChunk{1, 4, std::string(101, 'c'), false}), limits)
-                .status()
-                .message(),
-            "stream chunk 4 of 101 bytes, more than the limit of 100");
+  EXPECT_EQ(
+      Decode(Encode(StreamChunk{1, 4, std::string(101, 'c'), false}), limits).status().message(),
+      "stream chunk 4 of 101 bytes, more than the limit of 100");
   EXPECT_TRUE(Decode(Encode(StreamChunk{1, 4, std::string(100, 'c'), false}), limits).ok());
-  EXPECT_NE(Decode(Encode(StreamOpen{1, std::string(1025, 'r'), "", 1})).status().message().find(
-                "resource of 1025 bytes"),
+  EXPECT_NE(Decode(Encode(StreamOpen{1, std::string(1025, 'r'), "", 1}))
+                .status()
+                .message()
+                .find("resource of 1025 bytes"),
             std::string::npos);
   for (const std::string& cursor : std::vector<std::string>{"../x", "/x", std::string(256, 'x')}) {
     Result<StreamMessage> m = Decode(Encode(StreamOpen{1, "corpus", cursor, 1}));

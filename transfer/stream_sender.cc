@@ -35,8 +35,8 @@ Status StreamSender::Advance() {
     return Status::Error(where + ": " + s.message());
   }
   if (data_.size() > limits_.max_record_bytes) {
-    return Status::Error(where + " " + PrintableName(name_) + ": " +
-                         std::to_string(data_.size()) + " bytes, more than the limit of " +
+    return Status::Error(where + " " + PrintableName(name_) + ": " + std::to_string(data_.size()) +
+                         " bytes, more than the limit of " +
                          std::to_string(limits_.max_record_bytes));
   }
   if (!previous.empty() && !(previous < name_)) {

@@ -28,9 +28,7 @@ std::string Describe(const StreamMessage& message) {
 class Channel {
  public:
   Channel(zmq::socket_t& socket, const StreamSocketOptions& options)
-      : socket_(socket),
-        options_(options),
-        pool_(FramePool::Make(options.window + 2)) {}
+      : socket_(socket), options_(options), pool_(FramePool::Make(options.window + 2)) {}
 
   Status Send(const StreamMessage& message) {
     zmq::message_t frame;
@@ -181,8 +179,8 @@ Result<TransferCounters> ReceiveStream(zmq::socket_t& socket, const StreamOpen& 
       channel.SendError(open.stream_id, text);
       return Status::Error(text);
     }
-    if (Status s = receiver.OnChunk(StreamChunkView{chunk->stream_id, chunk->seq, chunk_data,
-                                                    chunk->last});
+    if (Status s = receiver.OnChunk(
+            StreamChunkView{chunk->stream_id, chunk->seq, chunk_data, chunk->last});
         !s.ok()) {
       channel.SendError(open.stream_id, s.message());
       return s;
@@ -254,12 +252,11 @@ Result<TransferCounters> SendStream(zmq::socket_t& socket, const SourceOpener& o
       return Status::Error(text);
     }
     if (end->records != c.records || end->bytes != c.record_bytes || end->chunks != c.chunks) {
-      return Status::Error("the receiver acknowledged " + std::to_string(end->records) +
-                           " records, " + std::to_string(end->bytes) + " bytes in " +
-                           std::to_string(end->chunks) + " chunks; sent were " +
-                           std::to_string(c.records) + " records, " +
-                           std::to_string(c.record_bytes) + " bytes in " +
-                           std::to_string(c.chunks) + " chunks");
+      return Status::Error(
+          "the receiver acknowledged " + std::to_string(end->records) + " records, " +
+          std::to_string(end->bytes) + " bytes in " + std::to_string(end->chunks) +
+          " chunks; sent were " + std::to_string(c.records) + " records, " +
+          std::to_string(c.record_bytes) + " bytes in " + std::to_string(c.chunks) + " chunks");
     }
     return c;
   }

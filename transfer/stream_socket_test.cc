@@ -96,9 +96,9 @@ struct Outcome {
 // Runs the sending end on a thread and the receiving end on this one; both calls are
 // bounded by their idle timeouts.
 Outcome RunStream(zmq::socket_t& sender_socket, const StreamSocketOptions& sender_options,
-            const SourceOpener& opener, zmq::socket_t& receiver_socket,
-            const StreamSocketOptions& receiver_options, const StreamOpen& open,
-            RecordSink* sink) {
+                  const SourceOpener& opener, zmq::socket_t& receiver_socket,
+                  const StreamSocketOptions& receiver_options, const StreamOpen& open,
+                  RecordSink* sink) {
   Outcome outcome;
   std::thread sender([&] { outcome.sent = SendStream(sender_socket, opener, sender_options); });
   outcome.received = ReceiveStream(receiver_socket, open, sink, receiver_options);
@@ -122,7 +122,7 @@ TEST_P(TransferSocketTest, RecordsStreamBothWays) {
         receiver_binds ? options : pair.ServerOptions(options);
     MemorySink sink;
     Outcome out = RunStream(sender, sender_options, Serve(records), receiver, receiver_options,
-                      StreamOpen{77, "corpus", "", 0}, &sink);
+                            StreamOpen{77, "corpus", "", 0}, &sink);
     ASSERT_TRUE(out.received->ok()) << out.received->status().message();
     ASSERT_TRUE(out.sent->ok()) << out.sent->status().message();
     EXPECT_EQ(sink.records, records);
@@ -153,7 +153,7 @@ TEST(TransferSocketErrorsTest, AnUnauthorisedKeyGetsNothingAndBothEndsTimeOut) {
   SocketPair pair(SocketPair::Mode::kCurveUnauthorised, options, keys.path());
   MemorySink sink;
   Outcome out = RunStream(pair.client, options, Serve(MakeRecords(3, 1, 1)), pair.server,
-                    pair.ServerOptions(options), StreamOpen{1, "corpus", "", 0}, &sink);
+                          pair.ServerOptions(options), StreamOpen{1, "corpus", "", 0}, &sink);
   ASSERT_FALSE(out.sent->ok());
   ASSERT_FALSE(out.received->ok());
   EXPECT_NE(out.sent->status().message().find("no stream open from the peer within 1500 ms"),
@@ -173,7 +173,7 @@ TEST(TransferSocketErrorsTest, TheSendersErrorReachesTheReceiver) {
   MemorySink sink;
   const std::vector<Record> records = {{"a", "1"}, {"../../etc/passwd", "x"}};
   Outcome out = RunStream(pair.client, options, Serve(records), pair.server, options,
-                    StreamOpen{1, "corpus", "", 0}, &sink);
+                          StreamOpen{1, "corpus", "", 0}, &sink);
   ASSERT_FALSE(out.sent->ok());
   EXPECT_NE(out.sent->status().message().find("record 2 to send: invalid record name"),
             std::string::npos);
@@ -188,7 +188,7 @@ TEST(TransferSocketErrorsTest, TheReceiversErrorReachesTheSender) {
   SocketPair pair(SocketPair::Mode::kPlainTcp, options, keys.path());
   MemorySink sink(3);
   Outcome out = RunStream(pair.client, options, Serve(MakeRecords(100, 1000, 1000)), pair.server,
-                    options, StreamOpen{1, "corpus", "", 0}, &sink);
+                          options, StreamOpen{1, "corpus", "", 0}, &sink);
   ASSERT_FALSE(out.received->ok());
   EXPECT_EQ(out.received->status().message(), "record 4 \"rec-000003\": disk full (test)");
   ASSERT_FALSE(out.sent->ok());
@@ -205,9 +205,8 @@ TEST(TransferSocketErrorsTest, AnOpenerErrorReachesTheReceiver) {
   SourceOpener refuse = [](const StreamOpen& open) -> Result<std::unique_ptr<RecordSource>> {
     return Status::Error("no such resource: " + open.resource);
   };
-  Outcome out =
-      RunStream(pair.client, options, refuse, pair.server, options,
-                StreamOpen{1, "crashes", "", 0}, &sink);
+  Outcome out = RunStream(pair.client, options, refuse, pair.server, options,
+                          StreamOpen{1, "crashes", "", 0}, &sink);
   ASSERT_FALSE(out.received->ok());
   EXPECT_EQ(out.received->status().message(),
             "the sender stopped the stream: no such resource: crashes");
@@ -272,7 +271,7 @@ TEST(TransferSocketResumeTest, TenThousandFilesInterruptedHalfWayAndResumedGiveT
       return std::unique_ptr<RecordSource>(std::move(source.value()));
     };
     return RunStream(pair.client, options, opener, pair.server, options,
-               StreamOpen{1, "corpus", resume_after, 0}, &interrupted);
+                     StreamOpen{1, "corpus", resume_after, 0}, &interrupted);
   };
 
   Outcome first = pull(5000);

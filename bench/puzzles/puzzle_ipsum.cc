@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   header[10] = header[11] = 0;
   if (OnesComplementSum(header, 20) != stored) return 0;
   if (puzzle::Be16(header + 2) != size) return 0;  // total length
-  if (header[9] != 17) return 0;                  // UDP
+  if (header[9] != 17) return 0;                   // UDP
   const uint8_t* udp = data + 20;
   if (puzzle::Be16(udp + 2) != 5353) return 0;
   if (puzzle::Be16(udp + 4) != size - 20) return 0;  // UDP length

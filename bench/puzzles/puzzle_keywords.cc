@@ -14,8 +14,8 @@ enum Token { kIdent, kNumber, kSelect, kFrom, kWhere, kBetween, kAnd, kEnd, kBad
 const struct {
   const char* word;
   Token token;
-} kKeywords[] = {{"select", kSelect}, {"from", kFrom},       {"where", kWhere},
-                 {"between", kBetween}, {"and", kAnd}};
+} kKeywords[] = {
+    {"select", kSelect}, {"from", kFrom}, {"where", kWhere}, {"between", kBetween}, {"and", kAnd}};
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 

@@ -21,7 +21,9 @@ class CrashSource : public transfer::RecordSource {
   CrashSource(std::vector<uint8_t> input, std::string report, const std::string& resume_after)
       : input_(std::move(input)),
         report_(std::move(report)),
-        next_(resume_after < "input" ? 0 : resume_after < "report" ? 1 : 2) {}
+        next_(resume_after < "input"    ? 0
+              : resume_after < "report" ? 1
+                                        : 2) {}
 
   Result<bool> Next(std::string* name, std::string* data) override {
     if (next_ == 0) {

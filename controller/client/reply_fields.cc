@@ -104,14 +104,9 @@ NodeState ReadNodeState(wire::NodeState state) {
 }
 
 NodeStatus ReadNodeStatus(wire::NodeStatus::Reader r) {
-  return NodeStatus{String(r.getNodeId()),
-                    String(r.getCampaign()),
-                    String(r.getBuildId()),
-                    String(r.getHost()),
-                    r.getWorkers(),
-                    ReadNodeState(r.getState()),
-                    r.getLastHeartbeatAgeMs(),
-                    GetStats(r.getStats())};
+  return NodeStatus{String(r.getNodeId()),     String(r.getCampaign()), String(r.getBuildId()),
+                    String(r.getHost()),       r.getWorkers(),          ReadNodeState(r.getState()),
+                    r.getLastHeartbeatAgeMs(), GetStats(r.getStats())};
 }
 
 }  // namespace
@@ -262,11 +257,10 @@ std::optional<DecodeError> DecodeReplyBody(M::Reader m, const ControllerLimits& 
     case M::CAMPAIGNS: {
       CampaignsReply reply;
       for (auto c : m.getCampaigns().getCampaigns()) {
-        reply.campaigns.push_back(
-            CampaignSummary{String(c.getName()), String(c.getTarget()), String(c.getBuildId()),
-                            ReadBuilds(c.getBuilds()), String(c.getOptions()), c.getStopped(),
-                            c.getCreatedUnixMs(), c.getNodesAlive(), c.getNodesLost(),
-                            String(c.getAssignedBuild())});
+        reply.campaigns.push_back(CampaignSummary{
+            String(c.getName()), String(c.getTarget()), String(c.getBuildId()),
+            ReadBuilds(c.getBuilds()), String(c.getOptions()), c.getStopped(), c.getCreatedUnixMs(),
+            c.getNodesAlive(), c.getNodesLost(), String(c.getAssignedBuild())});
       }
       *out = std::move(reply);
       return std::nullopt;

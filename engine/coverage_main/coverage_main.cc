@@ -78,10 +78,10 @@ struct Shared {                 // parent <-> child, in a MAP_SHARED page
 };
 
 Shared* g_shared = nullptr;
-uint64_t* g_counters = nullptr;       // the profile runtime's counters
+uint64_t* g_counters = nullptr;  // the profile runtime's counters
 size_t g_num_counters = 0;
-uint64_t* g_base = nullptr;           // the parent's counters when it forked (a copy per fork)
-uint64_t* g_added = nullptr;          // shared: what the children covered, summed
+uint64_t* g_base = nullptr;             // the parent's counters when it forked (a copy per fork)
+uint64_t* g_added = nullptr;            // shared: what the children covered, summed
 volatile sig_atomic_t g_accounted = 0;  // this child has added its counters
 pid_t g_child = 0;                      // the child's pid, in the child (not its own children's)
 volatile sig_atomic_t g_stop = 0;       // SIGTERM or SIGINT in the parent
@@ -98,7 +98,10 @@ bool Expand(const char* pattern, long pid, char* out, size_t cap) {
   int n = 0;
   long p = pid;
   char rev[32];
-  do { rev[n++] = char('0' + p % 10); p /= 10; } while (p > 0 && n < 31);
+  do {
+    rev[n++] = char('0' + p % 10);
+    p /= 10;
+  } while (p > 0 && n < 31);
   for (int i = 0; i < n; i++) pidbuf[i] = rev[n - 1 - i];
   pidbuf[n] = 0;
   size_t o = 0;
@@ -107,8 +110,10 @@ bool Expand(const char* pattern, long pid, char* out, size_t cap) {
     char one[2] = {*c, 0};
     if (*c == '%') {
       c++;
-      if (*c == 'p') add = pidbuf;
-      else return false;  // %% too: the runtime would read a literal % in the name again
+      if (*c == 'p')
+        add = pidbuf;
+      else
+        return false;  // %% too: the runtime would read a literal % in the name again
     } else {
       add = one;
     }
@@ -183,7 +188,7 @@ constexpr bool kShadowMemory = false;
   ss.ss_sp = altstack;
   ss.ss_size = sizeof altstack;
   sigaltstack(&ss, nullptr);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = OnFatalSignal;
   sa.sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
   sigfillset(&sa.sa_mask);  // one handler at a time
@@ -293,9 +298,13 @@ std::string RunInChild(const std::vector<uint8_t>& input, int timeout_s, long rs
   }
   if (g_shared->finished && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   char how[64];
-  if (WIFSIGNALED(status)) snprintf(how, sizeof how, "signal %d", WTERMSIG(status));
-  else snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
-  const char* what = g_shared->timed_out || killed ? "timeout" : WIFEXITED(status) ? "exit" : "crash";
+  if (WIFSIGNALED(status))
+    snprintf(how, sizeof how, "signal %d", WTERMSIG(status));
+  else
+    snprintf(how, sizeof how, "exit code %d", WEXITSTATUS(status));
+  const char* what = g_shared->timed_out || killed ? "timeout"
+                     : WIFEXITED(status)           ? "exit"
+                                                   : "crash";
   return std::string(what) + " (" + how + ")";
 }
 
@@ -315,9 +324,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     if (a[0] == '-') {
-      if (!strncmp(a, "-timeout=", 9)) timeout_s = std::max(1, atoi(a + 9));
-      else if (!strncmp(a, "-rss_limit_mb=", 14)) rss_limit_mb = atol(a + 14);
-      else if (!strncmp(a, "-close_fd_mask=", 15)) close_fd_mask = atoi(a + 15);
+      if (!strncmp(a, "-timeout=", 9))
+        timeout_s = std::max(1, atoi(a + 9));
+      else if (!strncmp(a, "-rss_limit_mb=", 14))
+        rss_limit_mb = atol(a + 14);
+      else if (!strncmp(a, "-close_fd_mask=", 15))
+        close_fd_mask = atoi(a + 15);
       continue;  // other libFuzzer flags: ignored
     }
     ok = Collect(a, &files) && ok;
@@ -332,7 +344,8 @@ int main(int argc, char** argv) {
   }
   snprintf(temp_name, sizeof temp_name, "%s.tmp", final_name);
   // Create the profile's directory.
-  std::string dir = pattern.substr(0, pattern.rfind('/') == std::string::npos ? 0 : pattern.rfind('/'));
+  std::string dir =
+      pattern.substr(0, pattern.rfind('/') == std::string::npos ? 0 : pattern.rfind('/'));
   for (size_t pos = 1; !dir.empty() && pos != std::string::npos;) {
     pos = dir.find('/', pos);
     mkdir(dir.substr(0, pos).c_str(), 0777);
@@ -343,7 +356,10 @@ int main(int argc, char** argv) {
   g_num_counters = size_t(__llvm_profile_end_counters() - g_counters);
   size_t shared_size = sizeof(Shared) + g_num_counters * sizeof(uint64_t);
   void* mem = mmap(nullptr, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) { perror("coverage_main: mmap"); _exit(2); }
+  if (mem == MAP_FAILED) {
+    perror("coverage_main: mmap");
+    _exit(2);
+  }
   g_shared = static_cast<Shared*>(mem);
   g_added = reinterpret_cast<uint64_t*>(static_cast<char*>(mem) + sizeof(Shared));
 
@@ -366,7 +382,7 @@ int main(int argc, char** argv) {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, nullptr);
-  struct sigaction stop{};
+  struct sigaction stop {};
   stop.sa_handler = OnStop;  // no SA_RESTART: the wait for a child wakes up
   sigemptyset(&stop.sa_mask);
   sigaction(SIGTERM, &stop, nullptr);
@@ -392,8 +408,10 @@ int main(int argc, char** argv) {
     std::string failure = RunInChild(input, timeout_s, rss_limit_mb);
     ran++;
     if (!failure.empty()) {
-      if (failure.rfind("timeout", 0) == 0) timeouts++;
-      else if (failure.rfind("crash", 0) == 0) crashes++;
+      if (failure.rfind("timeout", 0) == 0)
+        timeouts++;
+      else if (failure.rfind("crash", 0) == 0)
+        crashes++;
       fprintf(log, "coverage_main: %s on %s\n", failure.c_str(), file.c_str());
       if (failure.rfind("fork", 0) == 0 || failure.rfind("waitpid", 0) == 0) {
         ok = false;

@@ -38,7 +38,8 @@ void WriteAll(const char* s, size_t n) {
 void WriteLine(const char* fmt, const char* what) {
   char buf[512];
   int n = std::snprintf(buf, sizeof(buf), fmt, static_cast<int>(getpid()), what);
-  if (n > 0) WriteAll(buf, static_cast<size_t>(n) < sizeof(buf) ? static_cast<size_t>(n) : sizeof(buf) - 1);
+  if (n > 0)
+    WriteAll(buf, static_cast<size_t>(n) < sizeof(buf) ? static_cast<size_t>(n) : sizeof(buf) - 1);
 }
 
 void OnFatalSignal(int sig, siginfo_t*, void*) {
@@ -121,7 +122,9 @@ void PrintStack() {
     } else {
       len = std::snprintf(line, sizeof(line), "    #%d 0x%lx\n", i, static_cast<unsigned long>(pc));
     }
-    if (len > 0) WriteAll(line, static_cast<size_t>(len) < sizeof(line) ? static_cast<size_t>(len) : sizeof(line) - 1);
+    if (len > 0)
+      WriteAll(line, static_cast<size_t>(len) < sizeof(line) ? static_cast<size_t>(len)
+                                                             : sizeof(line) - 1);
   }
 }
 

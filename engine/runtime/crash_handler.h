@@ -12,8 +12,9 @@
 
 namespace pollen::runtime {
 
-// Installs the handlers (SIGUSR1 included: the coordinator's request for a timeout stack). `shm` may be null (standalone runs); when set, exit() inside the
-// harness is flagged there before the process ends.
+// Installs the handlers (SIGUSR1 included: the coordinator's request for a timeout stack). `shm`
+// may be null (standalone runs); when set, exit() inside the harness is flagged there before the
+// process ends.
 void InstallCrashHandlers(engine::WorkerShmHeader* shm);
 
 // Prints the current stack to stderr (sanitizer's printer when present, else ours).

@@ -11,8 +11,8 @@
 // these functions __THROW, and a definition must match.)
 #include <dlfcn.h>
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -162,28 +162,44 @@ void* __interceptor_memmem(const void*, size_t, const void*, size_t) __attribute
 #define kHere reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 
 // Hooks the sanitizer interceptors call after comparing.
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_memcmp(void* pc, const void* a, const void* b, size_t n, int result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_memcmp(void* pc, const void* a,
+                                                                         const void* b, size_t n,
+                                                                         int result) {
   if (result != 0) RecordWords(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncmp(void* pc, const char* a, const char* b, size_t n, int result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncmp(void* pc, const char* a,
+                                                                          const char* b, size_t n,
+                                                                          int result) {
   if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void* pc, const char* a, const char* b, int result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void* pc, const char* a,
+                                                                         const char* b,
+                                                                         int result) {
   if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, SIZE_MAX);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncasecmp(void* pc, const char* a, const char* b, size_t n, int result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strncasecmp(
+    void* pc, const char* a, const char* b, size_t n, int result) {
   if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, n);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcasecmp(void* pc, const char* a, const char* b, int result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strcasecmp(void* pc,
+                                                                             const char* a,
+                                                                             const char* b,
+                                                                             int result) {
   if (result != 0) RecordStrings(reinterpret_cast<uintptr_t>(pc), a, b, SIZE_MAX);
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_strstr(void* pc, const char* haystack, const char* needle, char* result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_strstr(void* pc,
+                                                                         const char* haystack,
+                                                                         const char* needle,
+                                                                         char* result) {
   if (result == nullptr) {
     const size_t span = CmpSpan(needle, needle, SIZE_MAX);  // the NUL included, if in reach
-    RecordWords(reinterpret_cast<uintptr_t>(pc), needle, needle, span > 0 && needle[span - 1] == '\0' ? span - 1 : span);
+    RecordWords(reinterpret_cast<uintptr_t>(pc), needle, needle,
+                span > 0 && needle[span - 1] == '\0' ? span - 1 : span);
   }
 }
-__attribute__((visibility("default"))) void __sanitizer_weak_hook_memmem(void* pc, const void*, size_t, const void* needle, size_t n, void* result) {
+__attribute__((visibility("default"))) void __sanitizer_weak_hook_memmem(void* pc, const void*,
+                                                                         size_t, const void* needle,
+                                                                         size_t n, void* result) {
   if (result == nullptr) RecordWords(reinterpret_cast<uintptr_t>(pc), needle, needle, n);
 }
 
@@ -209,7 +225,8 @@ __attribute__((visibility("default"))) int strcmp(const char* a, const char* b) 
   return r;
 }
 
-__attribute__((visibility("default"))) int strncmp(const char* a, const char* b, size_t n) noexcept {
+__attribute__((visibility("default"))) int strncmp(const char* a, const char* b,
+                                                   size_t n) noexcept {
   if (__interceptor_strncmp) return __interceptor_strncmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, false, &len);
@@ -225,7 +242,8 @@ __attribute__((visibility("default"))) int strcasecmp(const char* a, const char*
   return r;
 }
 
-__attribute__((visibility("default"))) int strncasecmp(const char* a, const char* b, size_t n) noexcept {
+__attribute__((visibility("default"))) int strncasecmp(const char* a, const char* b,
+                                                       size_t n) noexcept {
   if (__interceptor_strncasecmp) return __interceptor_strncasecmp(a, b, n);
   size_t len;
   int r = StrCompare(a, b, n, true, &len);
@@ -236,7 +254,8 @@ __attribute__((visibility("default"))) int strncasecmp(const char* a, const char
 // glibc's C++ header declares strstr as const-correct overloads; the definition takes the
 // symbol name through an asm label instead.
 extern "C" char* PollenStrstr(const char* haystack, const char* needle) noexcept __asm__("strstr");
-__attribute__((visibility("default"))) char* PollenStrstr(const char* haystack, const char* needle) noexcept {
+__attribute__((visibility("default"))) char* PollenStrstr(const char* haystack,
+                                                          const char* needle) noexcept {
   if (__interceptor_strstr) return __interceptor_strstr(haystack, needle);
   if (*needle == 0) return const_cast<char*>(haystack);
   for (const char* h = haystack; *h; h++) {
@@ -254,7 +273,8 @@ __attribute__((visibility("default"))) char* PollenStrstr(const char* haystack, 
   return nullptr;
 }
 
-__attribute__((visibility("default"))) void* memmem(const void* haystack, size_t hn, const void* needle, size_t nn) noexcept {
+__attribute__((visibility("default"))) void* memmem(const void* haystack, size_t hn,
+                                                    const void* needle, size_t nn) noexcept {
   if (__interceptor_memmem) return __interceptor_memmem(haystack, hn, needle, nn);
   const unsigned char* h = static_cast<const unsigned char*>(haystack);
   if (nn == 0) return const_cast<void*>(haystack);

@@ -31,7 +31,7 @@ struct SancovState {
   uint64_t num_counters = 0;
   uint64_t num_pcs = 0;
   bool too_many_modules = false;
-  engine::CmpTable cmp;  // filled by the trace-cmp and string hooks
+  engine::CmpTable cmp;      // filled by the trace-cmp and string hooks
   engine::CmpSiteLog sites;  // non-constant integer comparisons by site, when the worker asks
   // Every distinct pair too, on the entry's own run of a request with an input-to-state
   // stage (engine/i2s_stage.h); null otherwise.

@@ -165,7 +165,8 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
 
   const size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);
   // Read before the first run: the feature area is this request's results afterwards.
-  owned_.assign(shm_.features(), shm_.features() + std::min(request.getOwnedCount(), h->max_features));
+  owned_.assign(shm_.features(),
+                shm_.features() + std::min(request.getOwnedCount(), h->max_features));
   std::sort(owned_.begin(), owned_.end());
   mutator_->set_limit(engine::MutationLimit(h->mutation_len, entry_size, max_len_));
   engine::MutationSources sources;
@@ -211,7 +212,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   found = RunOne(buf, size);
   s.cmp_log = nullptr;
   s.cmp_seq = nullptr;
-  if (stage) entry_features_.assign(features_.begin(), features_.begin() + static_cast<ptrdiff_t>(feature_count_));
+  if (stage)
+    entry_features_.assign(features_.begin(),
+                           features_.begin() + static_cast<ptrdiff_t>(feature_count_));
   s.log_routines = false;
   CountRun();
   const uint32_t entry_features = static_cast<uint32_t>(feature_count_);
@@ -224,7 +227,8 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
   bool stage_found = false;
   if (stage && !found) {
-    stage_found = RunStage(request.getStageFrom(), entry_size, max_runs, deadline, buf, &size, result);
+    stage_found =
+        RunStage(request.getStageFrom(), entry_size, max_runs, deadline, buf, &size, result);
     found = stage_found;
   }
   // A stage that used up the request leaves no room for mutants; without one, at least one
@@ -275,7 +279,8 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   // The words the successful chain wrote join the learned dictionary (before FuzzDone: the
   // coordinator reads it once the request is answered).
   if (found && !stage_found) {
-    for (uint32_t i = 0; i < chain_words_; i++) h->learned.Add(chain_word_[i].bytes, chain_word_[i].size);
+    for (uint32_t i = 0; i < chain_words_; i++)
+      h->learned.Add(chain_word_[i].bytes, chain_word_[i].size);
   }
   result.setStageFound(stage_found);
   result.setRuns(request_runs_);
@@ -346,8 +351,9 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
     RunOne(data, size);
     CountRun();
     // Features come out of the scan sorted by counter index.
-    return std::includes(features_.begin(), features_.begin() + static_cast<ptrdiff_t>(feature_count_),
-                         keep.begin(), keep.end());
+    return std::includes(features_.begin(),
+                         features_.begin() + static_cast<ptrdiff_t>(feature_count_), keep.begin(),
+                         keep.end());
   };
   uint64_t attempts = 0;
   std::vector<uint8_t> best = engine::MinimizeBytes(input, oracle, request.getMaxRuns(), &attempts);
@@ -388,8 +394,7 @@ int Worker::Serve() {
     Status st = engine::ReadFrame(ctl_in_, decoder_, &words);
     if (!st.ok()) return 0;  // the coordinator went away: nothing left to do
     try {
-      capnp::FlatArrayMessageReader reader(engine::AsWords(words),
-                                           engine::FrameReaderOptions());
+      capnp::FlatArrayMessageReader reader(engine::AsWords(words), engine::FrameReaderOptions());
       auto msg = reader.getRoot<schema::ToWorker>();
       SetValueProfileActive(shm_.header()->value_profile != 0);
       switch (msg.which()) {
@@ -436,11 +441,13 @@ int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
       shm.header()->version != engine::WorkerShmHeader::kVersion) {
     Fatal("shared memory of another pollen version");
   }
-  void* cov_head = mmap(nullptr, sizeof(engine::GlobalCoverageHeader), PROT_READ, MAP_SHARED, cov_fd, 0);
+  void* cov_head =
+      mmap(nullptr, sizeof(engine::GlobalCoverageHeader), PROT_READ, MAP_SHARED, cov_fd, 0);
   if (cov_head == MAP_FAILED) Fatal("cannot map the global coverage map");
   uint64_t capacity = static_cast<const engine::GlobalCoverageHeader*>(cov_head)->capacity;
   munmap(cov_head, sizeof(engine::GlobalCoverageHeader));
-  void* cov = mmap(nullptr, engine::kGlobalCoverageDataOffset + capacity, PROT_READ, MAP_SHARED, cov_fd, 0);
+  void* cov =
+      mmap(nullptr, engine::kGlobalCoverageDataOffset + capacity, PROT_READ, MAP_SHARED, cov_fd, 0);
   if (cov == MAP_FAILED) Fatal("cannot map the global coverage map");
   close(shm_fd);
   close(cov_fd);

@@ -82,7 +82,7 @@ class Worker {
   engine::Dictionary dictionary_;
   std::unique_ptr<engine::Mutator> mutator_;
   bool custom_mutator_ = false;  // the target defines LLVMFuzzerCustomMutator/CrossOver
-  engine::GateSet gates_;  // of the entry being fuzzed
+  engine::GateSet gates_;        // of the entry being fuzzed
   // The words the current chain's mutations wrote (Mutator::last_word).
   struct ChainWord {
     uint8_t bytes[engine::LearnedWords::kMaxWord];

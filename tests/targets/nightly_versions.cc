@@ -4,8 +4,8 @@
 // The rest (a few commands) is the same in all three, so the corpus of one build carries
 // over to the next. "list" overflows a signed int in every build: only a build with UBSan
 // (nightly_v2_ubsan, a campaign's sanitizer build) sees it.
-#include <cstddef>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>

@@ -9,11 +9,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   usleep(2000);
   if (size == 0) return 0;
   switch (data[0] & 7) {
-    case 0: return 1;
-    case 1: return 2;
-    case 2: return 3;
-    case 3: return size > 10 ? 4 : 5;
-    case 4: return 6;
-    default: return 0;
+    case 0:
+      return 1;
+    case 1:
+      return 2;
+    case 2:
+      return 3;
+    case 3:
+      return size > 10 ? 4 : 5;
+    case 4:
+      return 6;
+    default:
+      return 0;
   }
 }
