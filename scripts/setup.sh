@@ -7,7 +7,8 @@ set -euo pipefail
 # (the LLVM 14 headers) for Pollen's compiler pass, compiler/.
 # Tests and benchmark smoke runs: llvm-14 (llvm-symbolizer, llvm-profdata, llvm-cov), python3
 # (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
-# git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf).
+# git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf),
+# clang-format-14 (tests/format_check.sh).
 # The HTTP endpoints: libcpp-httplib-dev, prometheus-cpp-dev; the controller's dashboard draws
 # its plots with Debian's Chart.js (libjs-chart.js, built into the binary). The nightly (nightly/): campaign
 # files with libyaml-cpp-dev, reports and saved state with nlohmann-json3-dev. The OCI image and its test
@@ -20,7 +21,7 @@ packages=(
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
   libyaml-cpp-dev nlohmann-json3-dev libjs-chart.js
-  python3 perl git util-linux binutils
+  python3 perl git util-linux binutils clang-format-14
   mmdebstrap buildah podman runc iproute2 python3-yaml chromium
 )
 
