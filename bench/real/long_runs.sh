@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The campaign's long runs (an hour each, three trials of Pollen and of both anchors on the
 # targets with the most headroom: issue 20) spread over sessions. Each call runs the pending
-# runs that fit in --budget minutes, two at a time: Pollen's on one CPU beside an anchor's on
-# the other while both kinds wait (a fuzzer beside a fuzzer, never a build: docs/decisions.md,
-# tenth session). What a session's end cut short is started again; a run that ended but was
+# runs that fit in --budget minutes, two at a time, a trial's runs (Pollen, libFuzzer, AFL++
+# on one target) one after the other (a fuzzer beside a fuzzer, never a build:
+# docs/decisions.md, tenth and fourteenth sessions). What a session's end cut short is started again; a run that ended but was
 # not measured is measured. Nothing else should run meanwhile.
 #
 # Results: OUT/TARGET-FUZZER/, one bench/real/run.sh results directory per target and fuzzer,
@@ -21,7 +21,8 @@
 #          [--cpus=0,1] [--keep=DIR] [--dry-run]
 #   --time     minutes per run, or "30s" for seconds (a smoke test)
 #   --budget   minutes this call may take (default 150); a run starts only if it can end,
-#              measured, within it (its time plus 5 minutes)
+#              measured, within it (its time plus 5 minutes), and a trial's first run only
+#              if the whole trial can (its runs two at a time)
 #   --dry-run  print what is done, what waits and what this call would start, and stop
 # Environment: as run.sh (POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS).
 set -euo pipefail
@@ -96,7 +97,7 @@ state_of() {  # state_of T F K
 }
 
 # Lanes: Pollen's runs and the anchors' runs, trial by trial, target by target.
-pollen_lane=() anchor_lane=() unmeasured=()
+queue=() unmeasured=() n_pollen=0 n_anchor=0
 for ((k = 1; k <= trials; k++)); do
   for t in "${target_list[@]}"; do
     for f in "${fuzzer_list[@]}"; do
@@ -105,12 +106,13 @@ for ((k = 1; k <= trials; k++)); do
         done) echo "done: $f on $t, trial $k" ;;
         unmeasured) unmeasured+=("$t $f $k") ;;
         pending)
-          if [[ $f == pollen* ]]; then pollen_lane+=("$t $f $k"); else anchor_lane+=("$t $f $k"); fi ;;
+          queue+=("$t $f $k")
+          if [[ $f == pollen* ]]; then n_pollen=$((n_pollen + 1)); else n_anchor=$((n_anchor + 1)); fi ;;
       esac
     done
   done
 done
-echo "pending: ${#pollen_lane[@]} Pollen runs, ${#anchor_lane[@]} anchor runs, ${#unmeasured[@]} to measure"
+echo "pending: $n_pollen Pollen runs, $n_anchor anchor runs, ${#unmeasured[@]} to measure"
 
 # Measures what ran but was not measured (a session ended during the measurement).
 for u in "${unmeasured[@]}"; do
@@ -121,7 +123,20 @@ done
 
 start_s=$(date +%s)
 run_s=$((run_seconds + 300))  # the run, then its measurement, with room to spare
-fits() { [ $(($(date +%s) - start_s + run_s)) -le $((budget * 60)) ]; }
+# Whether the queue's first run fits in what is left of the budget after ELAPSED seconds: its
+# own time and measurement, or, when it opens a trial none of whose runs is done or started,
+# the whole trial's on two CPUs (a CPU idles rather than start a trial this call cannot end).
+fits_next() {  # fits_next ELAPSED
+  [ ${#queue[@]} -gt 0 ] || return 1
+  local t k r rt rk m=0 slots=1
+  read -r t _ k <<<"${queue[0]}"
+  for r in "${queue[@]}"; do
+    read -r rt _ rk <<<"$r"
+    [ "$rt" = "$t" ] && [ "$rk" = "$k" ] && m=$((m + 1))
+  done
+  [ "$m" = "${#fuzzer_list[@]}" ] && slots=$(((m + 1) / 2))
+  [ $(($1 + slots * run_s)) -le $((budget * 60)) ]
+}
 
 # One run: T F K on CPU C, in its own run.sh results directory, pinned to C (the
 # measurement too).
@@ -142,22 +157,24 @@ run_one() {  # run_one T F K C
   echo "$(date -u +%H:%M:%S) end: $f on $t, trial $k"
 }
 
-# A lane runs its runs one after the other while they fit; a lane that is empty takes from
-# the other, so that both CPUs stay busy (and each run has a fuzzer beside it) while runs
-# wait.
+# The runs go in one queue, trial by trial, target by target, fuzzer by fuzzer, and each CPU
+# takes the next one when it is free: a target's trial (Pollen, libFuzzer, AFL++) runs in
+# one stretch of time, on one machine, each run beside another fuzzer's. Sessions may run on
+# different machines (2026-11-27: an Intel Xeon after AMD EPYC), so a trial's three runs
+# must not be spread over sessions (docs/decisions.md).
 next_run=""
-take() {  # take LANE (0: Pollen first, 1: anchors first): sets next_run, or "" when none
+take() {  # take: sets next_run to the queue's first run and removes it, or "" when none
   next_run=""
-  if [ "$1" = 0 ] && [ ${#pollen_lane[@]} -gt 0 ]; then next_run=${pollen_lane[0]}; pollen_lane=("${pollen_lane[@]:1}");
-  elif [ ${#anchor_lane[@]} -gt 0 ]; then next_run=${anchor_lane[0]}; anchor_lane=("${anchor_lane[@]:1}");
-  elif [ ${#pollen_lane[@]} -gt 0 ]; then next_run=${pollen_lane[0]}; pollen_lane=("${pollen_lane[@]:1}"); fi
+  if [ ${#queue[@]} -gt 0 ]; then next_run=${queue[0]}; queue=("${queue[@]:1}"); fi
 }
 if [ $dry = 1 ]; then
   n=$(((budget * 60) / run_s))
   echo "would start, on each CPU, up to $n runs of $run_seconds s (budget ${budget} min):"
   for ((i = 0; i < n; i++)); do
-    take 0; [ -n "$next_run" ] && echo "  CPU ${cpu_list[0]}: $next_run"
-    take 1; [ -n "$next_run" ] && echo "  CPU ${cpu_list[1]}: $next_run"
+    for c in "${cpu_list[@]}"; do
+      fits_next $((i * run_s)) || continue
+      take; echo "  CPU $c: $next_run"
+    done
   done
   exit 0
 fi
@@ -168,9 +185,8 @@ while :; do
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then continue; fi
     [ -n "$pid" ] && wait "$pid" || true
     unset "lane_pid[$lane]"
-    fits || continue
-    take "$lane"
-    [ -n "$next_run" ] || continue
+    fits_next $(($(date +%s) - start_s)) || continue
+    take
     read -r t f k <<<"$next_run"
     run_one "$t" "$f" "$k" "${cpu_list[$lane]}" &
     lane_pid[$lane]=$!
@@ -178,5 +194,5 @@ while :; do
   [ ${#lane_pid[@]} -gt 0 ] || break
   wait -n "${lane_pid[@]}" || true
 done
-left=$((${#pollen_lane[@]} + ${#anchor_lane[@]}))
+left=${#queue[@]}
 echo "this call ended; $left runs wait for the next one"
