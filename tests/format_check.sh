@@ -8,11 +8,14 @@ set -euo pipefail
 root=${1:?usage: format_check.sh SOURCE_DIR}
 cd "$root"
 command -v clang-format-14 >/dev/null || { echo "FAIL: clang-format-14 missing (scripts/setup.sh installs it)"; exit 1; }
-if [ -d .git ] || [ -f .git ]; then
-  mapfile -t files < <(git ls-files '*.c' '*.cc' '*.h' | grep -v '/node_modules/')
-else
-  mapfile -t files < <(find . -path ./build -prune -o -path '*/node_modules' -prune -o \
-    \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print)
+files=()
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -d '' -t files < <(git -c core.quotePath=false ls-files -z -- '*.c' '*.cc' '*.h' |
+    grep -z -v '/node_modules/')
+fi
+if [ ${#files[@]} -eq 0 ]; then  # not a git checkout (a source tarball), or git refused it
+  mapfile -d '' -t files < <(find . -type d \( -name 'build*' -o -name node_modules -o -name .git \) -prune \
+    -o \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print0)
 fi
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no C or C++ file found under $root"; exit 1; }
 bad=()
@@ -22,7 +25,7 @@ done
 if [ ${#bad[@]} -gt 0 ]; then
   echo "FAIL: ${#bad[@]} of ${#files[@]} files are not formatted:"
   printf '  %s\n' "${bad[@]}"
-  echo "fix: clang-format-14 -i ${bad[*]}"
+  echo "fix: clang-format-14 -i$(printf ' %q' "${bad[@]}")"
   exit 1
 fi
 echo "PASS: ${#files[@]} files formatted as .clang-format says"

@@ -3,8 +3,10 @@
 # targets with the most headroom: issue 20) spread over sessions. Each call runs the pending
 # runs that fit in --budget minutes, two at a time, a trial's runs (Pollen, libFuzzer, AFL++
 # on one target) one after the other (a fuzzer beside a fuzzer, never a build:
-# docs/decisions.md, tenth and fourteenth sessions). What a session's end cut short is started again; a run that ended but was
-# not measured is measured. Nothing else should run meanwhile.
+# docs/decisions.md, tenth and fourteenth sessions). What a session's end cut short is
+# started again; a run that ended but was not measured is measured. Nothing else should run
+# meanwhile. With hour-long runs, a trial of three needs two rounds (130 minutes) and the
+# next trial does not open in the same call: --budget=150 runs three, --budget=195 six.
 #
 # Results: OUT/TARGET-FUZZER/, one bench/real/run.sh results directory per target and fuzzer,
 # trials numbered 1..N (run.sh --first-trial), reported together with
@@ -24,6 +26,7 @@
 #              measured, within it (its time plus 5 minutes), and a trial's first run only
 #              if the whole trial can (its runs two at a time)
 #   --dry-run  print what is done, what waits and what this call would start, and stop
+#              (it creates OUT and restores DIR's records into it, as a real call does)
 # Environment: as run.sh (POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,7 +66,13 @@ out=$(cd "$out" && pwd)
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
   keep=$(cd "$keep" && pwd)
-  cp -R -n "$keep"/. "$out"/
+  # Never over a file in OUT (cp -n's exit status differs between coreutils versions).
+  while IFS= read -r -d '' rec; do
+    rel=${rec#"$keep"/}
+    [ -e "$out/$rel" ] && continue
+    mkdir -p "$(dirname "$out/$rel")"
+    cp "$rec" "$out/$rel"
+  done < <(find "$keep" -type f -print0)
 fi
 
 # Copies the records of T-F (its meta, and each measured trial's result and coverage.tsv)
@@ -96,7 +105,7 @@ state_of() {  # state_of T F K
   fi
 }
 
-# Lanes: Pollen's runs and the anchors' runs, trial by trial, target by target.
+# The queue: trial by trial, target by target, fuzzer by fuzzer.
 queue=() unmeasured=() n_pollen=0 n_anchor=0
 for ((k = 1; k <= trials; k++)); do
   for t in "${target_list[@]}"; do
@@ -118,7 +127,12 @@ echo "pending: $n_pollen Pollen runs, $n_anchor anchor runs, ${#unmeasured[@]} t
 for u in "${unmeasured[@]}"; do
   read -r t f k <<<"$u"
   echo "measuring $f on $t, trial $k"
-  [ $dry = 1 ] || { bash "$here/measure.sh" "$out/$t-$f" 2 && save_records "$t" "$f"; }
+  [ $dry = 1 ] && continue
+  if bash "$here/measure.sh" "$out/$t-$f" 2; then
+    save_records "$t" "$f"
+  else
+    echo "FAILED: measuring $f on $t, trial $k"
+  fi
 done
 
 start_s=$(date +%s)
@@ -162,6 +176,14 @@ run_one() {  # run_one T F K C
 # one stretch of time, on one machine, each run beside another fuzzer's. Sessions may run on
 # different machines (2026-11-27: an Intel Xeon after AMD EPYC), so a trial's three runs
 # must not be spread over sessions (docs/decisions.md).
+# Two runs of one target and fuzzer never run at once (they share a results directory, and
+# the measurement reads all of it): a CPU waits instead. BUSY is the other CPU's "T F".
+busy_with() {  # busy_with BUSY: whether the queue's first run is of BUSY's target and fuzzer
+  [ ${#queue[@]} -gt 0 ] && [ -n "$1" ] || return 1
+  local t f
+  read -r t f _ <<<"${queue[0]}"
+  [ "$t $f" = "$1" ]
+}
 next_run=""
 take() {  # take: sets next_run to the queue's first run and removes it, or "" when none
   next_run=""
@@ -171,28 +193,37 @@ if [ $dry = 1 ]; then
   n=$(((budget * 60) / run_s))
   echo "would start, on each CPU, up to $n runs of $run_seconds s (budget ${budget} min):"
   for ((i = 0; i < n; i++)); do
+    other=""
     for c in "${cpu_list[@]}"; do
       fits_next $((i * run_s)) || continue
+      busy_with "$other" && continue
       take; echo "  CPU $c: $next_run"
+      read -r t f _ <<<"$next_run"
+      other="$t $f"
     done
   done
+  [ ${#queue[@]} -eq 0 ] || echo "then waits: ${queue[0]} (it, or its whole trial, does not fit in the budget)"
   exit 0
 fi
-declare -A lane_pid=()
+declare -A lane_pid=() lane_run=()
 while :; do
   for lane in 0 1; do
     pid=${lane_pid[$lane]:-}
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then continue; fi
     [ -n "$pid" ] && wait "$pid" || true
     unset "lane_pid[$lane]"
+    lane_run[$lane]=""
     fits_next $(($(date +%s) - start_s)) || continue
+    busy_with "${lane_run[$((1 - lane))]:-}" && continue
     take
     read -r t f k <<<"$next_run"
     run_one "$t" "$f" "$k" "${cpu_list[$lane]}" &
     lane_pid[$lane]=$!
+    lane_run[$lane]="$t $f"
   done
   [ ${#lane_pid[@]} -gt 0 ] || break
   wait -n "${lane_pid[@]}" || true
 done
 left=${#queue[@]}
 echo "this call ended; $left runs wait for the next one"
+[ "$left" -eq 0 ] || echo "next: ${queue[0]} (it, or its whole trial, did not fit in what was left of the budget)"

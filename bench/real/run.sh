@@ -146,7 +146,7 @@ export POLLEN_CLI=$results/bin/pollen
 
 # 2. What was run, where and how (continuing: one line more).
 if [ "$first_trial" != 1 ]; then
-  echo "continued $(date -u +%Y-%m-%dT%H:%M:%SZ) trials $first_trial-$last_trial pollen $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)') pollen_flags ${POLLEN_FUZZ_FLAGS:-} command bench/real/run.sh $*" >>"$results/meta"
+  echo "continued $(date -u +%Y-%m-%dT%H:%M:%SZ) trials $first_trial-$last_trial pollen $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (modified)') cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs pollen_flags ${POLLEN_FUZZ_FLAGS:-} command bench/real/run.sh $*" >>"$results/meta"
 else
 {
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"

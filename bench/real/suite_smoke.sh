@@ -93,6 +93,20 @@ dry=$(bash "$root/bench/real/long_runs.sh" --out="$tmp/long-new" --keep="$keep" 
   --fuzzers=pollen,libfuzzer --time=4s --trials=2 --budget=6 --dry-run)
 grep -q '^done: pollen on magic4, trial 1$' <<<"$dry" || fail "kept records not counted as done: $dry"
 grep -q '^pending: 1 Pollen runs, 1 anchor runs, 0 to measure$' <<<"$dry" || fail "long_runs.sh --dry-run: $dry"
+# The same OUT again: its records stay, nothing is pending.
+again=$(bash "$root/bench/real/long_runs.sh" --out="$tmp/long" --keep="$keep" --targets=magic4 \
+  --fuzzers=pollen,libfuzzer --time=4s --trials=1 --budget=6 --dry-run)
+grep -q '^pending: 0 Pollen runs, 0 anchor runs, 0 to measure$' <<<"$again" || fail "a second call on OUT: $again"
+# A trial opens only if all its runs fit (three runs of 304 s: two rounds, 608 s), and one
+# target and fuzzer never runs on both CPUs at once.
+plan() { bash "$root/bench/real/long_runs.sh" --out="$tmp/plan" --targets=magic4 --time=4s --dry-run "$@"; }
+p=$(plan --fuzzers=pollen,libfuzzer,aflplusplus --trials=1 --budget=10)
+! grep -q 'CPU [01]:' <<<"$p" && grep -q '^then waits: magic4 pollen 1 ' <<<"$p" || fail "a trial opened that cannot end: $p"
+p=$(plan --fuzzers=pollen,libfuzzer,aflplusplus --trials=1 --budget=11)
+[ "$(grep -c 'CPU [01]: magic4' <<<"$p")" = 3 ] || fail "a trial that fits did not open: $p"
+p=$(plan --fuzzers=pollen --trials=2 --budget=11)
+[ "$(grep -c 'CPU 0: magic4 pollen' <<<"$p")" = 2 ] && ! grep -q 'CPU 1:' <<<"$p" \
+  || fail "one target and fuzzer on both CPUs at once: $p"
 python3 "$root/bench/real/report.py" "$keep/magic4-pollen" "$keep/magic4-libfuzzer" >/dev/null \
   || fail "report.py cannot read the kept records"
 grep -q '^| Pollen | 1 | ' "$keep/magic4-pollen/report.md" || fail "the report of the kept records has no Pollen row"
