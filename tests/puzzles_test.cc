@@ -87,22 +87,14 @@ uint64_t FeaturesOf(const std::string& output) {
 TEST(ValueProfileTest, AddsFeaturesForHowCloseComparisonsCame) {
   std::vector<std::string> argv{PollenBin(),   "fuzz",     TestTarget("no_bug"),
                                 "--workers=1", "--seed=3", "--runs=300000"};
-  CommandResult plain = RunCommand(
-      [&] {
-        auto a = argv;
-        a.push_back("--workdir=" + MakeTempDir());
-        a.push_back("--use-value-profile=false");
-        return a;
-      }(),
-      600);
-  CommandResult profiled = RunCommand(
-      [&] {
-        auto a = argv;
-        a.push_back("--workdir=" + MakeTempDir());
-        a.push_back("--use-value-profile");
-        return a;
-      }(),
-      600);
+  auto run = [&](const char* profile_flag) {
+    auto a = argv;
+    a.push_back("--workdir=" + MakeTempDir());
+    a.push_back(profile_flag);
+    return RunCommand(a, 600);
+  };
+  CommandResult plain = run("--use-value-profile=false");
+  CommandResult profiled = run("--use-value-profile");
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
   uint64_t without = FeaturesOf(plain.output), with = FeaturesOf(profiled.output);
