@@ -35,9 +35,9 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  // 7: BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4: mutation_len;
-  // 3: length fields, learned words; 2: CmpTable counts its used slots
-  static constexpr uint32_t kVersion = 7;
+  // 8: mutant_hooks_off; 7: BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4:
+  // mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 8;
 
   uint64_t magic;
   uint32_t version;
@@ -66,7 +66,10 @@ struct WorkerShmHeader {
   // (when the worker registered them: POLLEN_VALUE_PROFILE); 0: they do not. Written by the
   // coordinator before a request.
   uint32_t value_profile;
-  uint32_t reserved;  // keeps what follows 8-byte aligned
+  // 1: the next fuzz request's mutants may run without the comparison hooks (the worker
+  // keeps them when it needs them: engine/runtime/hook_sites.h); 0: with. Written by the
+  // coordinator before a request.
+  uint32_t mutant_hooks_off;
 
   CmpTable cmp_snapshot;       // operands the current chain's mutations read
   LengthFields length_fields;  // of the entry, read by the chain's mutations too

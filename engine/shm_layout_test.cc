@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 7, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 8, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -42,6 +42,7 @@ static_assert(offsetof(WorkerShmHeader, exit_code) == 84);
 static_assert(offsetof(WorkerShmHeader, feature_count) == 88);
 static_assert(offsetof(WorkerShmHeader, mutation_len) == 92);
 static_assert(offsetof(WorkerShmHeader, value_profile) == 96);
+static_assert(offsetof(WorkerShmHeader, mutant_hooks_off) == 100);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 104);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
 // (64 ints, 32 words, 256 one-byte pairs of 4 bytes and three counts, padded to 8 bytes)

@@ -47,7 +47,8 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       replay_mutator_(launcher->options().max_len),
       length_(options.len_control, launcher->options().max_len),
       value_profile_(launcher->options().use_value_profile ? options.use_value_profile
-                                                           : Setting::kOff) {
+                                                           : Setting::kOff),
+      cmp_hooks_(options.mutant_cmp_hooks) {
   corpus_->set_speed_weight(options.speed_weight);
   replay_mutator_.set_ascii(launcher->options().only_ascii);  // as the workers' mutators
 }
@@ -233,10 +234,12 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
       "minimizing {} new inputs: {} runs in {} ms; "
       "{} new inputs kept unminimized (over the budget); {} entries reduced; "
       "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
-      "value profile on for {} s ({} times turned on)",
+      "value profile on for {} s ({} times turned on); {} of {} fuzz units' mutants without "
+      "comparison hooks",
       baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_, minimize_runs_,
       minimize_us_ / 1000, unminimized_, summary_.reductions, stage_runs_, stage_finds_,
-      drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on());
+      drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on(),
+      cmp_hooks_.units_off(), cmp_hooks_.units());
   summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

@@ -25,6 +25,7 @@
 #include "engine/learned_words.h"
 #include "engine/mutator.h"
 #include "engine/rng.h"
+#include "node/cmp_hook_switch.h"
 #include "node/coordinator_observer.h"
 #include "node/fuzz_options.h"
 #include "node/global_coverage.h"
@@ -104,6 +105,8 @@ class Coordinator : public CorpusFeed {
   void Watch(Slot& slot, uint64_t now_ms);
   // Replaces a worker whose target drifted (node/drift_check.h) with a fresh process.
   void RestartDrifted(Slot& slot);
+  // Replaces a healthy worker with a fresh process (no failure recorded); keeps its drift check.
+  void Restart(Slot& slot);
   // Starts a new worker in an empty slot unless the run is stopping; a failure to start one
   // stops the run (exit code 2). Whether a worker runs in it now.
   bool Relaunch(Slot& slot);
@@ -137,6 +140,7 @@ class Coordinator : public CorpusFeed {
   engine::Mutator replay_mutator_;    // rebuilds the inputs of dead workers
   LengthControl length_;              // how long mutants may grow
   ValueProfileSwitch value_profile_;  // whether the next request climbs the ladders
+  CmpHookSwitch cmp_hooks_;           // whether the next request's mutants skip the hooks
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 

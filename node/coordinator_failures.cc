@@ -156,6 +156,10 @@ void Coordinator::RestartDrifted(Slot& slot) {
     spdlog::info("worker {} drifted again; restarting it (restart {})", slot.proc->pid(),
                  drift_restarts_);
   }
+  Restart(slot);
+}
+
+void Coordinator::Restart(Slot& slot) {
   retired_runs_ += slot.proc->shm().header()->total_runs;
   slot.proc->Kill();
   slot.proc->WaitExit();

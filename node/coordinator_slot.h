@@ -32,6 +32,7 @@ struct Coordinator::Slot {
   DriftCheck drift;                // kept across the slot's restarts
   bool stage = false;              // the fuzz request runs the entry's input-to-state stage
   uint64_t unit_max_runs = 0;      // of the fuzz request in flight
+  bool profile = false;            // the request in flight climbs the value profile
 };
 
 }  // namespace pollen::node

@@ -22,46 +22,49 @@ inline const char* SettingName(Setting s) {
 inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << SettingName(s); }
 
 // X(type, name, default, help)
-#define POLLEN_FUZZ_FLAGS(X)                                                                   \
-  X(uint32_t, workers, 0, "worker processes; 0 = one per core")                                \
-  X(uint64_t, time, 0, "stop after this many seconds; 0 = no limit")                           \
-  X(uint64_t, runs, 0, "stop after this many executions; 0 = no limit")                        \
-  X(uint64_t, seed, 0, "random seed; 0 = from the clock (printed, so a run can be repeated)")  \
-  X(uint32_t, max_len, 0, "largest input in bytes; 0 = the largest seed, at least 4096")       \
-  X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")   \
-  X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")           \
-  X(uint32_t, malloc_limit_mb, 0,                                                              \
-    "one allocation larger than this many MiB is an out-of-memory failure, reported with its " \
-    "stack (targets built with a sanitizer); 0 = the rss limit, as libFuzzer's")               \
-  X(bool, only_ascii, false,                                                                   \
-    "mutants of printable ASCII and whitespace only (libFuzzer's -only_ascii)")                \
-  X(std::string, dict, "", "dictionary file (libFuzzer/AFL format: one \"value\" per line)")   \
-  X(bool, target_dict, true,                                                                   \
-    "also use the dictionary Pollen's compiler plugin embedded in the target, if any")         \
-  X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")  \
-  X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")               \
-  X(uint32_t, status_every, 3, "seconds between status lines")                                 \
-  X(uint32_t, minimize_time, 30,                                                               \
-    "seconds spent minimizing one failing input; 0 = keep it as it failed")                    \
-  X(uint32_t, minimize_share, 25,                                                              \
-    "percent of the fuzzing's cost (executions weighted by input size) that minimizing new "   \
-    "inputs may cost; a find beyond it joins the corpus as it was found; 0 = never minimize")  \
-  X(Setting, use_value_profile, Setting::kAuto,                                                \
-    "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile): true, " \
-    "false, or auto: on only while no new edge has been found for 5 s")                        \
-  X(uint32_t, len_control, 0,                                                                  \
-    "grow the longest mutant by log2(limit) after len_control x log2(limit) executions "       \
-    "without a new input, from the largest corpus entry up to max_len; 0 = off; libFuzzer's "  \
-    "-len_control, whose default is 100")                                                      \
-  X(bool, reduce_inputs, true,                                                                 \
-    "replace a corpus entry by a shorter mutant with every feature no smaller entry has "      \
-    "(libFuzzer's -reduce_inputs)")                                                            \
-  X(bool, speed_weight, true,                                                                  \
-    "choose corpus entries whose mutants run fast more often, slow ones less (AFL++'s "        \
-    "performance score; libFuzzer's -entropic_scale_per_exec_time)")                           \
-  X(bool, i2s_stage, false,                                                                    \
-    "before fuzzing an entry the first time, try every pair of operands its run compared at "  \
-    "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "  \
+#define POLLEN_FUZZ_FLAGS(X)                                                                     \
+  X(uint32_t, workers, 0, "worker processes; 0 = one per core")                                  \
+  X(uint64_t, time, 0, "stop after this many seconds; 0 = no limit")                             \
+  X(uint64_t, runs, 0, "stop after this many executions; 0 = no limit")                          \
+  X(uint64_t, seed, 0, "random seed; 0 = from the clock (printed, so a run can be repeated)")    \
+  X(uint32_t, max_len, 0, "largest input in bytes; 0 = the largest seed, at least 4096")         \
+  X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")     \
+  X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")             \
+  X(uint32_t, malloc_limit_mb, 0,                                                                \
+    "one allocation larger than this many MiB is an out-of-memory failure, reported with its "   \
+    "stack (targets built with a sanitizer); 0 = the rss limit, as libFuzzer's")                 \
+  X(bool, only_ascii, false,                                                                     \
+    "mutants of printable ASCII and whitespace only (libFuzzer's -only_ascii)")                  \
+  X(std::string, dict, "", "dictionary file (libFuzzer/AFL format: one \"value\" per line)")     \
+  X(bool, target_dict, true,                                                                     \
+    "also use the dictionary Pollen's compiler plugin embedded in the target, if any")           \
+  X(bool, keep_going, false, "go on after a failure; failures are deduplicated by signature")    \
+  X(std::string, workdir, "", "work directory; default ./.pollen/<target name>")                 \
+  X(uint32_t, status_every, 3, "seconds between status lines")                                   \
+  X(uint32_t, minimize_time, 30,                                                                 \
+    "seconds spent minimizing one failing input; 0 = keep it as it failed")                      \
+  X(uint32_t, minimize_share, 25,                                                                \
+    "percent of the fuzzing's cost (executions weighted by input size) that minimizing new "     \
+    "inputs may cost; a find beyond it joins the corpus as it was found; 0 = never minimize")    \
+  X(Setting, use_value_profile, Setting::kAuto,                                                  \
+    "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile): true, "   \
+    "false, or auto: on only while no new edge has been found for 5 s")                          \
+  X(Setting, mutant_cmp_hooks, Setting::kAuto,                                                   \
+    "run mutants with the comparison hooks: true always, false never when nothing needs "        \
+    "them, auto a share chosen by finds per second (x86-64; the entry's runs always have them)") \
+  X(uint32_t, len_control, 0,                                                                    \
+    "grow the longest mutant by log2(limit) after len_control x log2(limit) executions "         \
+    "without a new input, from the largest corpus entry up to max_len; 0 = off; libFuzzer's "    \
+    "-len_control, whose default is 100")                                                        \
+  X(bool, reduce_inputs, true,                                                                   \
+    "replace a corpus entry by a shorter mutant with every feature no smaller entry has "        \
+    "(libFuzzer's -reduce_inputs)")                                                              \
+  X(bool, speed_weight, true,                                                                    \
+    "choose corpus entries whose mutants run fast more often, slow ones less (AFL++'s "          \
+    "performance score; libFuzzer's -entropic_scale_per_exec_time)")                             \
+  X(bool, i2s_stage, false,                                                                      \
+    "before fuzzing an entry the first time, try every pair of operands its run compared at "    \
+    "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "    \
     "by default: level or below on re2 in three trials")
 
 struct FuzzOptions {

@@ -41,6 +41,8 @@ Result<FromWorker> Decode(const engine::FrameWords& words) {
       out.stage_done = r.getStageDone();
       out.stage_runs = r.getStageRuns();
       out.stage_found = r.getStageFound();
+      out.hooks_off = r.getHooksOff();
+      out.hooks_stuck = r.getHooksStuck();
       return FromWorker(out);
     }
     case schema::FromWorker::EXECUTED: {

@@ -37,6 +37,8 @@ struct FuzzDone {
   bool stage_done = false;
   uint32_t stage_runs = 0;
   bool stage_found = false;
+  bool hooks_off = false;    // the mutants ran without comparison hooks
+  bool hooks_stuck = false;  // they could not be turned back on: restart the worker
 };
 
 // The answer to an execute request.

@@ -93,6 +93,9 @@ struct FuzzResult {
   stageDone @7 :Bool;           # the stage tried its last candidate
   stageRuns @8 :UInt32;         # executions of stage candidates in this request
   stageFound @9 :Bool;          # found came from a stage candidate
+  hooksOff @10 :Bool;           # the mutants ran without comparison hooks (mutant_hooks_off)
+  hooksStuck @11 :Bool;         # the hooks could not be turned back on (a thread of the
+                                # target's runs): restart this worker
 }
 
 struct ExecuteResult {

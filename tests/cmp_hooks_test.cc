@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <string>
+
 #include "tests/test_util.h"
 
 namespace pollen::testing {
@@ -35,6 +38,50 @@ TEST(CmpHooksTest, SwitchCasesLeadToTheCaseBehindTheLadder) {
   ASSERT_FALSE(r.timed_out) << r.output;
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(ArtifactInputs(work + "/crashes", "crash").size(), 1u) << r.output;
+}
+
+// How many fuzz units ran their mutants without comparison hooks (the run's summary line).
+long UnitsWithoutHooks(const std::string& output) {
+  std::smatch m;
+  static const std::regex kUnits("([0-9]+) of [0-9]+ fuzz units' mutants without comparison hooks");
+  return std::regex_search(output, m, kUnits) ? std::stol(m[1]) : -1;
+}
+
+// --mutant-cmp-hooks=false: the worker rewrites the hooks' call sites to NOPs for mutants
+// (engine/runtime/hook_sites.h), and back for the entry's runs, whose comparisons still lead
+// to the magic. The target keeps computing what it did: the planted bug is found, once.
+TEST(CmpHooksTest, MutantsWithoutHooksStillReachTheMagic) {
+  for (const char* setting : {"false", "true"}) {
+    SCOPED_TRACE(setting);
+    const std::string work = MakeTempDir();
+    CommandResult r = RunCommand(
+        {PollenBin(), "fuzz", Example("magic8"), "--workers=1", "--seed=7", "--runs=4000000",
+         "--workdir=" + work, "--minimize-time=5", std::string("--mutant-cmp-hooks=") + setting},
+        600);
+    ASSERT_FALSE(r.timed_out) << r.output;
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(ArtifactInputs(work + "/crashes", "crash").size(), 1u) << r.output;
+    if (std::string(setting) == "false") {
+      EXPECT_GT(UnitsWithoutHooks(r.output), 0) << r.output;
+    } else {
+      EXPECT_EQ(UnitsWithoutHooks(r.output), 0) << r.output;
+    }
+  }
+}
+
+// A thread the target starts in a mutant run without hooks stops the worker from writing
+// their calls back; the coordinator replaces the worker and the run goes on, no failure.
+TEST(CmpHooksTest, AWorkerWhoseHooksCannotComeBackIsReplaced) {
+  const std::string work = MakeTempDir();
+  CommandResult r = RunCommand(
+      {PollenBin(), "fuzz", TestTarget("late_thread"), "--workers=1", "--seed=1", "--runs=300000",
+       "--workdir=" + work, "--mutant-cmp-hooks=false", "--use-value-profile=false"},
+      600);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("comparison hooks could not be turned back on; restarting it"))
+      << r.output;
+  EXPECT_THAT(r.output, HasSubstr("failures:     0")) << r.output;
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 # Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_CLI_A (A's, when the change
 #   moved the worker's shared-memory layout and B's pollen refuses A; default POLLEN_CLI),
 #   POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g.
-#   "--speed-weight=false"), AB_KEEP=DIR (keep every run's work directory, its corpus
+#   "--speed-weight=false"), POLLEN_FUZZ_FLAGS_A / POLLEN_FUZZ_FLAGS_B (more flags for one arm
+#   only: A and B may then be one binary, e.g. B "--mutant-cmp-hooks=auto" against A
+#   "--mutant-cmp-hooks=true"), AB_KEEP=DIR (keep every run's work directory, its corpus
 #   included, in DIR instead of deleting them).
 # --cpus=C,C runs both arms on one CPU, sharing it: a fair comparison when the other CPU is
 #   busy, at half of each run's speed.
@@ -46,6 +48,8 @@ for f in "$bin_a" "$bin_b" "$d/libfuzzer" "$cli" "$cli_a"; do
 done
 dict_args=() lf_dict=()
 read -r -a extra_flags <<<"${POLLEN_FUZZ_FLAGS:-}"
+read -r -a flags_a <<<"${POLLEN_FUZZ_FLAGS_A:-}"
+read -r -a flags_b <<<"${POLLEN_FUZZ_FLAGS_B:-}"
 [ -f "$d/dict" ] && { dict_args=("--dict=$d/dict"); lf_dict=("-dict=$d/dict"); }
 if [ -n "${AB_KEEP:-}" ]; then
   mkdir -p "$AB_KEEP"
@@ -57,12 +61,12 @@ fi
 
 # run_pollen LABEL BINARY CPU: one run; prints "LABEL exec/s edges".
 run_pollen() {
-  local w log run_cli=$cli
+  local w log run_cli=$cli arm_flags=("${flags_b[@]}")
   w=$(mktemp -d "$tmp/$1.XXXXXX")
-  [ "$1" = A ] && run_cli=$cli_a
+  [ "$1" = A ] && { run_cli=$cli_a; arm_flags=("${flags_a[@]}"); }
   log=$w.log
   taskset -c "$3" "$run_cli" fuzz "$2" "$d/seeds" --workers=1 --time="$T" "${dict_args[@]}" \
-    --keep-going --workdir="$w" "${extra_flags[@]}" >"$log" 2>&1 || true
+    --keep-going --workdir="$w" "${extra_flags[@]}" "${arm_flags[@]}" >"$log" 2>&1 || true
   local ex ed
   ex=$(sed -n 's/.*executions: *[0-9]* in [0-9.]* s (\([0-9]*\) exec\/s).*/\1/p' "$log")
   ed=$(sed -n 's/.*coverage: *\([0-9]*\) edges.*/\1/p' "$log" | tail -1)

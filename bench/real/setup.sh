@@ -37,8 +37,9 @@ fi
 #    re2's Unicode tables (Debian's tarball strips them).  zlib1g-dev: libpng.  dpkg-dev:
 #    dpkg-source.  llvm-14: llvm-profdata-14 / llvm-cov-14.  gnuplot-nox: the coverage plots.
 #    cmake: expat's configuration header.  tcl: tclsh, which makes sqlite's amalgamation.
+#    valgrind: bench/exec_instructions.sh (instructions per execution, with callgrind).
 extra=(afl++ unicode-data perl python3 python3-six zlib1g-dev dpkg-dev make xz-utils llvm-14
-       gnuplot-nox cmake tcl)
+       gnuplot-nox cmake tcl valgrind)
 missing=()
 for p in "${extra[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

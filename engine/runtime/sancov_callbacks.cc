@@ -70,14 +70,16 @@ using pollen::runtime::SancovState;
 namespace {
 
 // What an integer comparison hook does besides the table write, when the worker asked for
-// it: every pair to the stage's log, every comparison in order to the colorizing run's
-// sequence, those of non-constant comparisons of 2 bytes or more to the site log (gates: a
-// checksum is never compared with a constant), and how close they came to the value profile.
-// Out of line, so that the common path needs no stack frame: with it inline, every hook
-// saved and restored seven registers, on a path that half of re2's run time goes through.
+// it: its call site to the patcher (hook_sites.h), every pair to the stage's log, every comparison
+// in order to the colorizing run's sequence, those of non-constant comparisons of 2 bytes or more
+// to the site log (gates: a checksum is never compared with a constant), and how close they came to
+// the value profile. Out of line, so that the common path needs no stack frame: with it inline,
+// every hook saved and restored seven registers, on a path that half of re2's run time goes
+// through.
 template <uint8_t kSize, bool kConst>
 __attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, uint64_t b) {
   SancovState& s = GetSancovState();
+  if (s.hook_sites != nullptr) s.hook_sites->Note(pc);
   if (s.cmp_log != nullptr) s.cmp_log->AddInt(a, b, kSize);
   if (s.cmp_seq != nullptr) s.cmp_seq->Add(pc, a, b, kSize);
   if constexpr (!kConst && kSize >= 2) {
@@ -108,7 +110,7 @@ __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, ui
   } else {
     s.cmp.AddInt(a, b, kSize);
   }
-  bool extras = (s.cmp_log != nullptr) | (s.cmp_seq != nullptr);
+  bool extras = (s.cmp_log != nullptr) | (s.cmp_seq != nullptr) | (s.hook_sites != nullptr);
   if constexpr (!kConst && kSize >= 2) extras |= s.sites.mode != 0;
   if constexpr (kSize >= 2) extras |= s.value_profile != nullptr;
   if (__builtin_expect(extras, 0)) TraceCmpExtras<kSize, kConst>(pc, a, b);
@@ -171,6 +173,7 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b)
 
 // cases[0] = number of cases, cases[1] = bit width of val, cases[2..] = case values.
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cases) {
+  if (pollen::runtime::HookSites* sites = GetSancovState().hook_sites) sites->Note(CallerPc());
   uint64_t n = cases[0];
   uint64_t bits = cases[1];
   if (bits < 16) return;
@@ -198,3 +201,20 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_div8(uint64_t) {}
 POLLEN_NO_COVERAGE void __sanitizer_cov_trace_gep(uintptr_t) {}
 
 }  // extern "C"
+
+size_t pollen::runtime::ComparisonHookAddresses(uintptr_t* out) {
+  const uintptr_t hooks[] = {
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_cmp1),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_const_cmp1),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_cmp2),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_const_cmp2),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_cmp4),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_const_cmp4),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_cmp8),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_const_cmp8),
+      reinterpret_cast<uintptr_t>(&__sanitizer_cov_trace_switch),
+  };
+  static_assert(sizeof(hooks) / sizeof(hooks[0]) <= HookSites::kMaxHooks);
+  std::memcpy(out, hooks, sizeof(hooks));
+  return sizeof(hooks) / sizeof(hooks[0]);
+}

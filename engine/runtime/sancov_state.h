@@ -14,6 +14,7 @@
 #include "engine/cmp_sequence.h"
 #include "engine/cmp_sites.h"
 #include "engine/cmp_table.h"
+#include "engine/runtime/hook_sites.h"
 #include "engine/value_profile.h"
 
 namespace pollen::runtime {
@@ -41,6 +42,9 @@ struct SancovState {
   // Whether __pollen_trace_routine (routine_hook.cc, for targets built with the compiler
   // pass) records: only on the entry's own run, whose operands input-to-state reads.
   bool log_routines = false;
+  // Where the comparison hooks note their call sites (hook_sites.h), on the entry's own runs;
+  // null otherwise.
+  HookSites* hook_sites = nullptr;
   // True while the harness runs: the string hooks record only the target's comparisons,
   // not the runtime's own.
   volatile bool in_target = false;
@@ -63,6 +67,10 @@ void EnableValueProfile();
 void SetValueProfileActive(bool active);
 
 SancovState& GetSancovState();
+
+// The addresses of the comparison and switch hooks, whose call sites HookSites may patch;
+// returns how many were written to out (at most HookSites::kMaxHooks).
+size_t ComparisonHookAddresses(uintptr_t* out);
 
 // Zeroes every counter (start-up, and after code that ran outside the fuzzing loop).
 void ClearAllCounters();

@@ -38,6 +38,8 @@ inline void Publish(T* field, T value) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
 }
 
+constinit HookSites g_hook_sites{};
+
 [[noreturn]] void Fatal(const char* what) {
   std::fprintf(stderr, "==%d== ERROR: pollen worker: %s\n", static_cast<int>(getpid()), what);
   _exit(70);
@@ -53,7 +55,8 @@ Worker::Worker(TestOneInputFn test_one_input, int ctl_in, int ctl_out, engine::W
       shm_(shm),
       global_map_(global_map),
       global_capacity_(global_capacity),
-      decoder_(kMaxFrameWords) {
+      decoder_(kMaxFrameWords),
+      hook_sites_(g_hook_sites) {
   features_.resize(shm.header()->max_features);
 }
 
@@ -200,6 +203,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   s.sites.Clear();
   s.sites.mode = engine::CmpSiteLog::kLearn;
   s.log_routines = true;
+  s.hook_sites = hook_sites_.usable() ? &hook_sites_ : nullptr;
   // The stage and the gate fixes write what a comparison needs, text or not: not with
   // --only-ascii, whose inputs must all be text.
   const bool stage = request.getStage() && !mutator_->ascii();
@@ -216,6 +220,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     entry_features_.assign(features_.begin(),
                            features_.begin() + static_cast<ptrdiff_t>(feature_count_));
   s.log_routines = false;
+  s.hook_sites = nullptr;
   CountRun();
   const uint32_t entry_features = static_cast<uint32_t>(feature_count_);
   std::memcpy(&h->cmp_snapshot, &s.cmp, sizeof(s.cmp));
@@ -234,6 +239,15 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   // A stage that used up the request leaves no room for mutants; without one, at least one
   // mutant runs, as always.
   const bool out_of_time = stage && (request_runs_ >= max_runs || CoarseNowMs() >= deadline);
+  // Mutants without comparison hooks, when the coordinator allows it and neither the stage
+  // nor the value profile reads their comparisons. Gates are not watched then: most gates
+  // learned are never confirmed (on re2 they kept two requests in three hooked), and the
+  // coordinator's share (node/cmp_hook_switch.h) shrinks where the fixes are what finds.
+  if (h->mutant_hooks_off != 0 && !stage && s.value_profile == nullptr && !out_of_time)
+    hook_sites_.SetOff(true);
+  const bool hooks_off = hook_sites_.off();
+  if (hooks_off) s.sites.mode = engine::CmpSiteLog::kOff;
+  const bool watch_gates = gates_.count() > 0 && !hooks_off;
   while (!found && !out_of_time) {
     if (chain % engine::kChainLength == 0) {
       // A new chain: back to the entry, and publish what a replay needs (ReplayChain
@@ -266,7 +280,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       gates_.ResetHits(s.sites);
       found = RunOne(buf, size);
       CountRun();
-      if (!found && gates_.count() > 0 && !mutator_->ascii() && FixGates(buf, size, &found)) {
+      if (!found && watch_gates && !mutator_->ascii() && FixGates(buf, size, &found)) {
         chain = 0;  // the buffer is no longer what the chain's replay gives: start a new chain
       }
     }
@@ -283,6 +297,8 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
       h->learned.Add(chain_word_[i].bytes, chain_word_[i].size);
   }
   result.setStageFound(stage_found);
+  result.setHooksOff(hooks_off);
+  result.setHooksStuck(hooks_stuck_);
   result.setRuns(request_runs_);
   result.setFound(found);
   result.setEntryFeatureCount(entry_features);
@@ -387,6 +403,8 @@ int Worker::Serve() {
       hello.setValueProfileCounters(engine::ValueProfile::kCounters);
     }
     if (!Send(message)) return 0;
+    uintptr_t hooks[HookSites::kMaxHooks];
+    hook_sites_.Init(hooks, ComparisonHookAddresses(hooks));
     if (s.num_counters > global_capacity_) Fatal("more counters than the coverage map holds");
   }
   engine::FrameWords words;
@@ -397,6 +415,10 @@ int Worker::Serve() {
       capnp::FlatArrayMessageReader reader(engine::AsWords(words), engine::FrameReaderOptions());
       auto msg = reader.getRoot<schema::ToWorker>();
       SetValueProfileActive(shm_.header()->value_profile != 0);
+      // Every request starts with the hooks on: only a fuzz request's mutants may skip them.
+      // When they cannot be (a thread of the target's started while they were off), they
+      // stay off and the next fuzz result asks the coordinator for a new worker.
+      if (hook_sites_.off() && !hook_sites_.SetOff(false)) hooks_stuck_ = true;
       switch (msg.which()) {
         case schema::ToWorker::CONFIGURE:
           HandleConfigure(msg.getConfigure());

@@ -18,6 +18,7 @@
 #include "engine/frame.h"
 #include "engine/gates.h"
 #include "engine/mutator.h"
+#include "engine/runtime/hook_sites.h"
 #include "engine/shm_layout.h"
 #include "schema/worker.capnp.h"
 
@@ -83,6 +84,8 @@ class Worker {
   std::unique_ptr<engine::Mutator> mutator_;
   bool custom_mutator_ = false;  // the target defines LLVMFuzzerCustomMutator/CrossOver
   engine::GateSet gates_;        // of the entry being fuzzed
+  HookSites& hook_sites_;        // the process's one patcher (a megabyte: not on the stack)
+  bool hooks_stuck_ = false;     // the hooks could not be turned back on
   // The words the current chain's mutations wrote (Mutator::last_word).
   struct ChainWord {
     uint8_t bytes[engine::LearnedWords::kMaxWord];

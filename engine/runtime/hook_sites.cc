@@ -1,0 +1,153 @@
+#include "engine/runtime/hook_sites.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace pollen::runtime {
+namespace {
+
+constexpr uint8_t kCallRel32 = 0xE8;
+// The 5-byte NOP Intel and AMD recommend: nopl 0x0(%rax,%rax,1).
+constexpr uint8_t kNop5[5] = {0x0F, 0x1F, 0x44, 0x00, 0x00};
+
+size_t Slot(uintptr_t address, size_t mask) {
+  return static_cast<size_t>((address * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+}
+
+}  // namespace
+
+int ThreadCount() {
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  // The command name, field 2, is in parentheses and may hold anything: count fields from the
+  // last ')'. num_threads is field 20, the 18th after it.
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return 0;
+  for (int field = 2; field < 20; field++) {
+    p = std::strchr(p + 1, ' ');
+    if (p == nullptr) return 0;
+  }
+  int threads = 0;
+  if (std::sscanf(p + 1, "%d", &threads) != 1) return 0;
+  return threads;
+}
+
+bool HookSites::Init(const uintptr_t* hooks, size_t num_hooks) {
+#if defined(__x86_64__) && defined(__linux__)
+  num_hooks_ = 0;
+  for (size_t i = 0; i < num_hooks && num_hooks_ < kMaxHooks; i++) hooks_[num_hooks_++] = hooks[i];
+  num_regions_ = 0;
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return false;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), maps) != nullptr && num_regions_ < kMaxRegions) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) != 3) continue;
+    // Only code mapped read and execute, never written: what the compiler's calls live in.
+    if (std::strcmp(perms, "r-xp") != 0) continue;
+    regions_[num_regions_++] = {start, end};
+  }
+  std::fclose(maps);
+  usable_ = num_regions_ > 0 && num_hooks_ > 0;
+  return usable_;
+#else
+  (void)hooks;
+  (void)num_hooks;
+  return false;
+#endif
+}
+
+bool HookSites::Known(uintptr_t address) const {
+  const size_t mask = 2 * kCapacity - 1;
+  for (size_t i = Slot(address, mask);; i = (i + 1) & mask) {
+    if (table_[i] == address) return true;
+    if (table_[i] == 0) return false;
+  }
+}
+
+void HookSites::Note(uintptr_t return_address) {
+  if (!usable_ || count_ >= kCapacity) return;
+  const uintptr_t call = return_address - 5;
+  const Region* region = nullptr;
+  for (size_t i = 0; i < num_regions_; i++) {
+    if (regions_[i].start <= call && return_address <= regions_[i].end) {
+      region = &regions_[i];
+      break;
+    }
+  }
+  if (region == nullptr) return;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(call);
+  if (bytes[0] != kCallRel32) return;  // an indirect call, through a register or the GOT
+  int32_t rel;
+  std::memcpy(&rel, bytes + 1, sizeof(rel));
+  const uintptr_t target = return_address + static_cast<uintptr_t>(static_cast<intptr_t>(rel));
+  bool hook = false;
+  for (size_t i = 0; i < num_hooks_; i++) hook |= hooks_[i] == target;
+  if (!hook) return;
+  const size_t mask = 2 * kCapacity - 1;
+  size_t i = Slot(call, mask);
+  for (; table_[i] != 0; i = (i + 1) & mask) {
+    if (table_[i] == call) return;
+  }
+  table_[i] = call;
+  Site& site = sites_[count_++];
+  site.address = call;
+  std::memcpy(site.call, bytes, sizeof(site.call));
+}
+
+bool HookSites::PatchRegion(const Region& region, bool off) {
+  uintptr_t low = UINTPTR_MAX, high = 0;
+  for (size_t i = 0; i < count_; i++) {
+    const uintptr_t a = sites_[i].address;
+    if (a < region.start || a + 5 > region.end) continue;
+    low = a < low ? a : low;
+    high = a + 5 > high ? a + 5 : high;
+  }
+  if (high == 0) return true;  // no site here
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  low &= ~(page - 1);
+  high = (high + page - 1) & ~(page - 1);
+  void* start = reinterpret_cast<void*>(low);
+  // Execute stays on: this very code may lie in the pages it rewrites.
+  if (mprotect(start, high - low, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
+  for (size_t i = 0; i < count_; i++) {
+    const Site& site = sites_[i];
+    if (site.address < region.start || site.address + 5 > region.end) continue;
+    std::memcpy(reinterpret_cast<void*>(site.address), off ? kNop5 : site.call, 5);
+  }
+  return mprotect(start, high - low, PROT_READ | PROT_EXEC) == 0;
+}
+
+bool HookSites::SetOff(bool off) {
+  if (off == off_) return true;
+  if (!usable_ && off) return false;
+  // Another thread could be running the bytes rewritten. Hooks left off stay off then: that
+  // is safe, they only cost the comparisons' operands.
+  if (ThreadCount() != 1) {
+    usable_ = false;
+    return false;
+  }
+  for (size_t r = 0; r < num_regions_; r++) {
+    if (PatchRegion(regions_[r], off)) continue;
+    usable_ = false;
+    if (off) {
+      // Put back the regions already patched: the hooks stay on for good.
+      for (size_t back = 0; back < r; back++) PatchRegion(regions_[back], false);
+    }
+    return false;
+  }
+  off_ = off;
+  return true;
+}
+
+}  // namespace pollen::runtime

@@ -1,0 +1,43 @@
+#include "node/cmp_hook_switch.h"
+
+#include <algorithm>
+
+namespace pollen::node {
+
+double CmpHookSwitch::share() const {
+  if (setting_ != Setting::kAuto) return setting_ == Setting::kOff ? 1.0 : 0.0;
+  const double on = finds_[0] / seconds_[0];
+  const double off = finds_[1] / seconds_[1];
+  return std::clamp(off * off / (off * off + on * on), kMinShare, kMaxShare);
+}
+
+bool CmpHookSwitch::Off() {
+  if (setting_ != Setting::kAuto) return setting_ == Setting::kOff;
+  credit_ += share();
+  if (credit_ < 1.0) return false;
+  credit_ -= 1.0;
+  return true;
+}
+
+void CmpHookSwitch::Record(bool hooks_off, bool measured, uint64_t elapsed_us, bool found,
+                           uint64_t now_ms) {
+  units_++;
+  if (hooks_off) units_off_++;
+  if (!started_) {
+    started_ = true;
+    last_decay_ms_ = now_ms;
+  }
+  while (now_ms - last_decay_ms_ >= kHalfLifeMs) {
+    for (int i = 0; i < 2; i++) {
+      finds_[i] /= 2;
+      seconds_[i] /= 2;
+    }
+    last_decay_ms_ += kHalfLifeMs;
+  }
+  if (!hooks_off && !measured) return;
+  const int kind = hooks_off ? 1 : 0;
+  seconds_[kind] += static_cast<double>(elapsed_us) / 1e6;
+  if (found) finds_[kind] += 1;
+}
+
+}  // namespace pollen::node
