@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per execution of Pollen's worker, example by example, counted by valgrind's
-# callgrind: a figure that, unlike exec/s, is the same on any machine and does not move with
-# where the linker put the code (up to 5 % of exec/s on this VM, docs/benchmarks.md), so two
-# commits' runtimes compare exactly.
+# callgrind: a figure that, unlike exec/s, does not move with where the linker put the code
+# (up to 5 % of exec/s on this VM, docs/benchmarks.md) nor with the machine's load, so two
+# commits' runtimes compare closely. Not exactly: fuzz units end after 100 ms or 8,192 runs,
+# so how many runs share a unit's fixed cost (the entry's run, the messages) still depends
+# on the speed of the machine under valgrind.
 #
 # Usage: bench/exec_instructions.sh [--runs=N] [EXAMPLE...]
 #   EXAMPLE...  examples whose bench binaries bench/exec_speed.sh built (default: empty keyword)
@@ -14,7 +16,9 @@
 # Each example runs twice under `valgrind --tool=callgrind --trace-children=yes`, one worker,
 # --seed=1, --runs=N/4 and --runs=N; the worker process's instruction counts are subtracted
 # and divided by the difference in executions, which cancels start-up and the baseline. The
-# coordinator runs under valgrind too, but its instructions are not counted.
+# coordinator runs under valgrind too, but its instructions are not counted. The worker keeps
+# every comparison hook (--mutant-cmp-hooks=true): valgrind does not see code that rewrites
+# itself in pages that stay executable, and would count a mix of both states.
 # Prints "EXAMPLE instructions-per-execution" lines.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,13 +46,16 @@ worker_instructions() {
   local bin=$build/bench/$1_pollen d
   d=$(mktemp -d "$tmp/$1.XXXXXX")
   valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$d/cg.%p" \
-    "$cli" fuzz "$bin" --workers=1 --seed=1 --runs="$2" --workdir="$d/work" >"$d/log" 2>&1 || {
+    "$cli" fuzz "$bin" --workers=1 --seed=1 --runs="$2" --workdir="$d/work" \
+    --mutant-cmp-hooks=true >"$d/log" 2>&1 || {
     echo "ERROR: the run of $1 under valgrind failed; last lines:" >&2
     tail -5 "$d/log" >&2
     return 1
   }
   local files
-  files=$(grep -l "^cmd: .*$1_pollen" "$d"/cg.* || true)
+  # The worker's file: its command is the example's binary itself (the coordinator's is
+  # pollen, with the binary among its arguments).
+  files=$(grep -l "^cmd: *[^ ]*/$1_pollen\( \|\$\)" "$d"/cg.* || true)
   [ -n "$files" ] || { echo "ERROR: no callgrind output of $1's worker" >&2; return 1; }
   # One worker, never restarted: one file. callgrind's "summary:" line is the total Ir.
   [ "$(wc -l <<<"$files")" = 1 ] || { echo "ERROR: $1 ran more than one worker process" >&2; return 1; }

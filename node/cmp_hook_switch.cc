@@ -19,6 +19,12 @@ bool CmpHookSwitch::Off() {
   return true;
 }
 
+bool CmpHookSwitch::Stuck() {
+  if (setting_ == Setting::kOn || ++stuck_ < kMaxStuck) return false;
+  setting_ = Setting::kOn;
+  return true;
+}
+
 void CmpHookSwitch::Record(bool hooks_off, bool measured, uint64_t elapsed_us, bool found,
                            uint64_t now_ms) {
   units_++;

@@ -24,6 +24,7 @@ class CmpHookSwitch {
   static constexpr double kMinShare = 0.2;
   static constexpr double kMaxShare = 0.8;
   static constexpr uint64_t kHalfLifeMs = 60'000;
+  static constexpr uint32_t kMaxStuck = 3;
 
   explicit CmpHookSwitch(Setting setting) : setting_(setting) {}
 
@@ -34,6 +35,10 @@ class CmpHookSwitch {
   // for the hooked side (no stage, no value profile: what a request without hooks skips
   // too). Requests with neither are not counted.
   void Record(bool hooks_off, bool measured, uint64_t elapsed_us, bool found, uint64_t now_ms);
+
+  // A worker could not turn its hooks back on (a thread of the target's). Returns true when
+  // that happened kMaxStuck times: the switch is then on for good (every mutant hooked).
+  bool Stuck();
 
   // The share of requests allowed to run without hooks now (1 or 0 unless auto).
   double share() const;
@@ -52,6 +57,7 @@ class CmpHookSwitch {
   bool started_ = false;
   uint64_t units_off_ = 0;
   uint64_t units_ = 0;
+  uint32_t stuck_ = 0;
 };
 
 }  // namespace pollen::node

@@ -73,5 +73,15 @@ TEST(CmpHookSwitchTest, OldRatesFadeWithTheHalfLife) {
   EXPECT_NEAR(s.share(), 0.5, 0.02);
 }
 
+TEST(CmpHookSwitchTest, WorkersStuckWithHooksOffTurnThemOnForGood) {
+  CmpHookSwitch s(Setting::kOff);
+  for (uint32_t i = 1; i < CmpHookSwitch::kMaxStuck; i++) EXPECT_FALSE(s.Stuck());
+  EXPECT_EQ(OffOf(s, 10), 10);
+  EXPECT_TRUE(s.Stuck());
+  EXPECT_EQ(s.setting(), Setting::kOn);
+  EXPECT_EQ(OffOf(s, 10), 0);
+  EXPECT_FALSE(s.Stuck());  // said once
+}
+
 }  // namespace
 }  // namespace pollen::node

@@ -33,6 +33,7 @@ struct Coordinator::Slot {
   bool stage = false;              // the fuzz request runs the entry's input-to-state stage
   uint64_t unit_max_runs = 0;      // of the fuzz request in flight
   bool profile = false;            // the request in flight climbs the value profile
+  bool hooks_allowed = false;      // its mutants may run without comparison hooks
 };
 
 }  // namespace pollen::node

@@ -126,7 +126,8 @@ void Coordinator::Dispatch(Slot& slot) {
                      : value_profile_.Active(now_ms, coverage_->edges());
   h->value_profile = profile ? 1 : 0;
   slot.profile = profile;
-  h->mutant_hooks_off = slot.state == Slot::State::kFuzz && cmp_hooks_.Off() ? 1 : 0;
+  slot.hooks_allowed = slot.state == Slot::State::kFuzz && cmp_hooks_.Off();
+  h->mutant_hooks_off = slot.hooks_allowed ? 1 : 0;
   slot.last_runs = 0;
   slot.last_progress_ms = now_ms;
   slot.request_start_us = base::MonotonicUs();
@@ -212,6 +213,21 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
 bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   engine::WorkerShmHeader* h = slot.proc->shm().header();
   slot.state = Slot::State::kIdle;
+  if (r.hooks_stuck) {
+    // The worker could not write the hooks' calls back (a thread of the target's was
+    // running: engine/runtime/hook_sites.h) and ran nothing. A new process has them all;
+    // the request counts for nothing (its stage resumes where it was).
+    spdlog::info("worker {}: its comparison hooks could not be turned back on; restarting it",
+                 slot.proc->pid());
+    if (cmp_hooks_.Stuck()) {
+      spdlog::warn(
+          "the target keeps starting threads while its comparison hooks are off: every "
+          "mutant runs them from now on (--mutant-cmp-hooks=true)");
+    }
+    slot.stage = false;
+    Restart(slot);
+    return true;
+  }
   fuzz_runs_ += r.runs;
   fuzz_cost_ += r.runs * (kRunCostBytes + h->entry_size);
   // Nothing found or reduced and runs to spare: the unit ended on its time limit, where a
@@ -220,8 +236,8 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   const uint64_t elapsed_us = base::MonotonicUs() - slot.request_start_us;
   fuzz_us_ += elapsed_us;
   if (slot.entry != SIZE_MAX) corpus_->RecordFuzzed(slot.entry, r.runs, r.found, elapsed_us);
-  cmp_hooks_.Record(r.hooks_off, !slot.stage && !slot.profile && h->mutant_hooks_off == 0,
-                    elapsed_us, r.found && !r.stage_found, base::MonotonicMs());
+  cmp_hooks_.Record(r.hooks_off, !slot.stage && !slot.profile && !slot.hooks_allowed, elapsed_us,
+                    r.found && !r.stage_found, base::MonotonicMs());
   if (slot.stage) {
     stage_cursor_[slot.entry] = r.stage_done ? kStageDone : r.stage_next;
     stage_runs_ += r.stage_runs;
@@ -234,14 +250,6 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
     ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
   }
   if (!r.found) {
-    if (r.hooks_stuck) {
-      // The worker could not write the hooks' calls back (a thread of the target's was
-      // running: engine/runtime/hook_sites.h). A new process has them all.
-      spdlog::info("worker {}: its comparison hooks could not be turned back on; restarting it",
-                   slot.proc->pid());
-      Restart(slot);
-      return true;
-    }
     if (slot.entry != SIZE_MAX && slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
                                                      r.entry_feature_count, base::MonotonicMs())) {
       RestartDrifted(slot);

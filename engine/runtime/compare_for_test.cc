@@ -19,5 +19,16 @@ extern "C" __attribute__((noinline)) int HookSitesTestSwitch(uint64_t tag) {
   }
 }
 
-// The runtime's main.cc names a harness; the test's main is GoogleTest's.
+extern "C" __attribute__((noinline)) uintptr_t HookSitesTestReturnAddress() {
+  return reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+}
+
+// The return address of a direct call (E8 rel32) of a function that is not a hook.
+extern "C" __attribute__((noinline)) uintptr_t HookSitesTestCallOther() {
+  uintptr_t ret = HookSitesTestReturnAddress();
+  asm volatile("" : "+r"(ret));  // no tail call: the call's own return address
+  return ret;
+}
+
+// The runtime's main.cc names a harness; the test's main is the test file's.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, unsigned long) { return 0; }

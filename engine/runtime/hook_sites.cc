@@ -1,6 +1,7 @@
 #include "engine/runtime/hook_sites.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -67,14 +68,6 @@ bool HookSites::Init(const uintptr_t* hooks, size_t num_hooks) {
 #endif
 }
 
-bool HookSites::Known(uintptr_t address) const {
-  const size_t mask = 2 * kCapacity - 1;
-  for (size_t i = Slot(address, mask);; i = (i + 1) & mask) {
-    if (table_[i] == address) return true;
-    if (table_[i] == 0) return false;
-  }
-}
-
 void HookSites::Note(uintptr_t return_address) {
   if (!usable_ || count_ >= kCapacity) return;
   const uintptr_t call = return_address - 5;
@@ -108,10 +101,14 @@ void HookSites::Note(uintptr_t return_address) {
 bool HookSites::PatchRegion(const Region& region, bool off) {
   uintptr_t low = UINTPTR_MAX, high = 0;
   for (size_t i = 0; i < count_; i++) {
-    const uintptr_t a = sites_[i].address;
-    if (a < region.start || a + 5 > region.end) continue;
-    low = a < low ? a : low;
-    high = a + 5 > high ? a + 5 : high;
+    const Site& site = sites_[i];
+    if (site.address < region.start || site.address + 5 > region.end) continue;
+    // Each site holds its call or the NOP: anything else is not the code it was learned
+    // from (another module loaded at its place), and is left alone.
+    const void* now = reinterpret_cast<const void*>(site.address);
+    if (std::memcmp(now, site.call, 5) != 0 && std::memcmp(now, kNop5, 5) != 0) return false;
+    low = site.address < low ? site.address : low;
+    high = site.address + 5 > high ? site.address + 5 : high;
   }
   if (high == 0) return true;  // no site here
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -125,29 +122,47 @@ bool HookSites::PatchRegion(const Region& region, bool off) {
     if (site.address < region.start || site.address + 5 > region.end) continue;
     std::memcpy(reinterpret_cast<void*>(site.address), off ? kNop5 : site.call, 5);
   }
-  return mprotect(start, high - low, PROT_READ | PROT_EXEC) == 0;
+  // The bytes are as asked either way; pages left writable only end the patching.
+  if (mprotect(start, high - low, PROT_READ | PROT_EXEC) != 0) usable_ = false;
+  return true;
 }
 
 bool HookSites::SetOff(bool off) {
   if (off == off_) return true;
-  if (!usable_ && off) return false;
+  // Nothing to patch yet (no site seen, or the calls go through the PLT): the hooks run.
+  if (off && (!usable_ || count_ == 0)) return false;
   // Another thread could be running the bytes rewritten. Hooks left off stay off then: that
-  // is safe, they only cost the comparisons' operands.
+  // is safe, they only cost the comparisons' operands (the worker asks for a new process).
   if (ThreadCount() != 1) {
     usable_ = false;
     return false;
   }
-  for (size_t r = 0; r < num_regions_; r++) {
-    if (PatchRegion(regions_[r], off)) continue;
+  // No signal handler of the target's may run half-written code.
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  bool ok = true;
+  size_t done = 0;  // regions written in full
+  while (ok && done < num_regions_) {
+    ok = PatchRegion(regions_[done], off);
+    if (ok) done++;
+  }
+  if (ok) {
+    off_ = off;
+  } else {
     usable_ = false;
     if (off) {
-      // Put back the regions already patched: the hooks stay on for good.
-      for (size_t back = 0; back < r; back++) PatchRegion(regions_[back], false);
+      // Every region written gets its calls back, and the hooks stay on for good; a region
+      // that failed did so before writing. What cannot be written back stays off: off_
+      // says so, and the worker reports it.
+      bool back = true;
+      for (size_t b = 0; b < done; b++) back = PatchRegion(regions_[b], false) && back;
+      off_ = !back;
     }
-    return false;
+    // A failed turn on leaves the regions after it off: off_ stays true.
   }
-  off_ = off;
-  return true;
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  return ok;
 }
 
 }  // namespace pollen::runtime

@@ -37,8 +37,9 @@ class HookSites {
   void Note(uintptr_t return_address);
 
   // Makes every known site call its hook (off = false) or skip it (off = true). Returns
-  // whether the sites are now in that state; on any failure the sites are put back on, when
-  // that can be done, and patching stops for the life of the process.
+  // whether the sites are now in that state: false for off with no site to patch, or with
+  // another thread running. On a failure patching stops for the life of the process, and
+  // the calls are put back when that can be done; off() is true while any stays a NOP.
   bool SetOff(bool off);
 
   bool usable() const { return usable_; }
@@ -55,8 +56,9 @@ class HookSites {
     uint8_t call[5];    // its bytes, E8 rel32
   };
 
-  bool Known(uintptr_t address) const;
-  // Rewrites the sites of one region with mprotect around the writes.
+  // Rewrites the sites of one region with mprotect around the writes. False, with nothing
+  // written, when a site holds neither its call nor the NOP or the pages cannot be made
+  // writable.
   bool PatchRegion(const Region& region, bool off);
 
   bool usable_ = false;

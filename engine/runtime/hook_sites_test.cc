@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <thread>
 
@@ -10,12 +11,13 @@
 
 extern "C" int HookSitesTestEqual(uint32_t a, uint32_t b);
 extern "C" int HookSitesTestSwitch(uint64_t tag);
+extern "C" uintptr_t HookSitesTestCallOther();
 
 namespace pollen::runtime {
 namespace {
 
 // A megabyte each: not on the stack. One per test, since a refused patch retires one.
-HookSites g_sites[3];
+HookSites g_sites[4];
 engine::CmpLog g_log;
 
 // Patching needs x86-64 and a process of one thread: a sanitizer's helper thread (TSan) rules
@@ -84,16 +86,19 @@ TEST(HookSitesTest, OnlyDirectCallsOfTheHooksAreKept) {
   HookSites& sites = g_sites[1];
   uintptr_t hooks[HookSites::kMaxHooks];
   ASSERT_TRUE(sites.Init(hooks, ComparisonHookAddresses(hooks)));
-  // Code that is no call of a hook: the first bytes of a function, and a return address of
-  // this test's own calls (a call of another function).
+  // A direct call, of a function that is not a hook.
+  const uintptr_t other = HookSitesTestCallOther();
+  ASSERT_EQ(*reinterpret_cast<const uint8_t*>(other - 5), 0xE8);
+  sites.Note(other);
+  // Code that is no call at all: the first bytes of a function.
   sites.Note(reinterpret_cast<uintptr_t>(&HookSitesTestEqual) + 5);
-  sites.Note(reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   // Outside any executable mapping: a stack address.
   int local = 0;
   sites.Note(reinterpret_cast<uintptr_t>(&local) + 5);
   EXPECT_EQ(sites.size(), 0u);
-  EXPECT_TRUE(sites.SetOff(true));  // nothing to patch
-  EXPECT_TRUE(sites.SetOff(false));
+  EXPECT_FALSE(sites.SetOff(true));  // nothing to patch: the hooks run
+  EXPECT_FALSE(sites.off());
+  EXPECT_TRUE(sites.usable());  // sites may still come
 }
 
 TEST(HookSitesTest, NoPatchWhileAnotherThreadRuns) {
@@ -116,6 +121,34 @@ TEST(HookSitesTest, NoPatchWhileAnotherThreadRuns) {
   EXPECT_EQ(HookSitesTestEqual(0xCCCC0003, 0xDDDD0004), 0);
   GetSancovState().cmp_log = nullptr;
   EXPECT_TRUE(Logged(0xCCCC0003, 0xDDDD0004));
+}
+
+TEST(HookSitesTest, HooksOffWhenAThreadStartsStayOffUntilItEnds) {
+  SKIP_UNLESS_PATCHABLE();
+  HookSites& sites = g_sites[3];
+  Learn(sites);
+  ASSERT_TRUE(sites.SetOff(true));
+  std::promise<void> release;
+  std::thread other([&release] { release.get_future().wait(); });
+  EXPECT_FALSE(sites.SetOff(false));
+  EXPECT_TRUE(sites.off());  // what the worker reports as stuck
+  g_log.Clear();
+  GetSancovState().cmp_log = &g_log;
+  EXPECT_EQ(HookSitesTestEqual(0xEEEE0005, 0xFFFF0006), 0);
+  EXPECT_FALSE(Logged(0xEEEE0005, 0xFFFF0006));
+  release.set_value();
+  other.join();
+  // The kernel counts a joined thread a little longer: wait until it is gone (bounded).
+  for (int i = 0; i < 2000 && ThreadCount() != 1; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(ThreadCount(), 1);
+  // Alone again: the calls can be written back (a new worker would have them anyway).
+  EXPECT_TRUE(sites.SetOff(false));
+  EXPECT_FALSE(sites.off());
+  EXPECT_EQ(HookSitesTestEqual(0xEEEE0005, 0xFFFF0006), 0);
+  GetSancovState().cmp_log = nullptr;
+  EXPECT_TRUE(Logged(0xEEEE0005, 0xFFFF0006));
 }
 
 }  // namespace

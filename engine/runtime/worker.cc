@@ -163,6 +163,16 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   engine::WorkerShmHeader* h = shm_.header();
   request_runs_ = 0;
   Publish(&h->runs, uint64_t{0});
+  if (hooks_stuck_) {
+    // The hooks could not be turned back on: no run blind to comparisons, only the answer
+    // that makes the coordinator start a new process.
+    capnp::MallocMessageBuilder message;
+    auto result = message.initRoot<schema::FromWorker>().initFuzzDone();
+    result.setHooksOff(true);
+    result.setHooksStuck(true);
+    if (!Send(message)) _exit(0);
+    return;
+  }
   Publish(&h->raw_in_mem, 0u);
   SetPhase(engine::WorkerPhase::kFuzz);
 
@@ -243,7 +253,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   // nor the value profile reads their comparisons. Gates are not watched then: most gates
   // learned are never confirmed (on re2 they kept two requests in three hooked), and the
   // coordinator's share (node/cmp_hook_switch.h) shrinks where the fixes are what finds.
-  if (h->mutant_hooks_off != 0 && !stage && s.value_profile == nullptr && !out_of_time)
+  if (h->mutant_hooks_off != 0 && !stage && s.value_profile == nullptr && !out_of_time && !found)
     hook_sites_.SetOff(true);
   const bool hooks_off = hook_sites_.off();
   if (hooks_off) s.sites.mode = engine::CmpSiteLog::kOff;
@@ -298,7 +308,6 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   }
   result.setStageFound(stage_found);
   result.setHooksOff(hooks_off);
-  result.setHooksStuck(hooks_stuck_);
   result.setRuns(request_runs_);
   result.setFound(found);
   result.setEntryFeatureCount(entry_features);
