@@ -8,26 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/proc_stat.h"
+
 namespace pollen::ops {
 namespace {
-
-// The fields of /proc/self/stat after the command name (which may hold spaces and
-// parentheses: everything up to the last ')' is skipped). fields[0] is field 3, "state".
-bool ReadStatFields(std::vector<std::string>* fields) {
-  std::ifstream in("/proc/self/stat");
-  std::string line;
-  if (!std::getline(in, line)) return false;
-  size_t close = line.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream rest(line.substr(close + 1));
-  std::string field;
-  while (rest >> field) fields->push_back(field);
-  return fields->size() >= 22;
-}
 
 // Seconds since the epoch at which the machine booted, from /proc/stat's btime.
 bool BootTime(double* seconds) {
@@ -57,8 +44,8 @@ double OpenFds() {
 }  // namespace
 
 void AddProcessMetrics(MetricSet& metrics) {
-  std::vector<std::string> f;
-  if (ReadStatFields(&f)) {
+  const std::vector<std::string> f = base::ProcSelfStatFields();
+  if (f.size() >= 22) {
     const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
     // Fields 14 utime, 15 stime, 22 starttime (ticks since boot), 23 vsize, 24 rss (pages).

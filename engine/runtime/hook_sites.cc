@@ -1,12 +1,16 @@
 #include "engine/runtime/hook_sites.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/proc_stat.h"
 
 namespace pollen::runtime {
 namespace {
@@ -22,24 +26,9 @@ size_t Slot(uintptr_t address, size_t mask) {
 }  // namespace
 
 int ThreadCount() {
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[1024];
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = '\0';
-  // The command name, field 2, is in parentheses and may hold anything: count fields from the
-  // last ')'. num_threads is field 20, the 18th after it.
-  const char* p = std::strrchr(buf, ')');
-  if (p == nullptr) return 0;
-  for (int field = 2; field < 20; field++) {
-    p = std::strchr(p + 1, ' ');
-    if (p == nullptr) return 0;
-  }
-  int threads = 0;
-  if (std::sscanf(p + 1, "%d", &threads) != 1) return 0;
-  return threads;
+  // num_threads is field 20.
+  const std::vector<std::string> fields = base::ProcSelfStatFields();
+  return fields.size() > 17 ? std::atoi(fields[17].c_str()) : 0;
 }
 
 bool HookSites::Init(const uintptr_t* hooks, size_t num_hooks) {
@@ -71,14 +60,9 @@ bool HookSites::Init(const uintptr_t* hooks, size_t num_hooks) {
 void HookSites::Note(uintptr_t return_address) {
   if (!usable_ || count_ >= kCapacity) return;
   const uintptr_t call = return_address - 5;
-  const Region* region = nullptr;
-  for (size_t i = 0; i < num_regions_; i++) {
-    if (regions_[i].start <= call && return_address <= regions_[i].end) {
-      region = &regions_[i];
-      break;
-    }
-  }
-  if (region == nullptr) return;
+  bool mapped = false;
+  for (size_t i = 0; i < num_regions_ && !mapped; i++) mapped = regions_[i].Holds(call);
+  if (!mapped) return;
   const auto* bytes = reinterpret_cast<const uint8_t*>(call);
   if (bytes[0] != kCallRel32) return;  // an indirect call, through a register or the GOT
   int32_t rel;
@@ -102,7 +86,7 @@ bool HookSites::PatchRegion(const Region& region, bool off) {
   uintptr_t low = UINTPTR_MAX, high = 0;
   for (size_t i = 0; i < count_; i++) {
     const Site& site = sites_[i];
-    if (site.address < region.start || site.address + 5 > region.end) continue;
+    if (!region.Holds(site.address)) continue;
     // Each site holds its call or the NOP: anything else is not the code it was learned
     // from (another module loaded at its place), and is left alone.
     const void* now = reinterpret_cast<const void*>(site.address);
@@ -119,7 +103,7 @@ bool HookSites::PatchRegion(const Region& region, bool off) {
   if (mprotect(start, high - low, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   for (size_t i = 0; i < count_; i++) {
     const Site& site = sites_[i];
-    if (site.address < region.start || site.address + 5 > region.end) continue;
+    if (!region.Holds(site.address)) continue;
     std::memcpy(reinterpret_cast<void*>(site.address), off ? kNop5 : site.call, 5);
   }
   // The bytes are as asked either way; pages left writable only end the patching.

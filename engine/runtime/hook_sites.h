@@ -50,6 +50,8 @@ class HookSites {
   struct Region {
     uintptr_t start;
     uintptr_t end;
+    // Whether the 5-byte call at `call` lies inside.
+    bool Holds(uintptr_t call) const { return start <= call && call + 5 <= end; }
   };
   struct Site {
     uintptr_t address;  // of the call instruction
