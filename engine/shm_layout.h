@@ -66,9 +66,9 @@ struct WorkerShmHeader {
   // (when the worker registered them: POLLEN_VALUE_PROFILE); 0: they do not. Written by the
   // coordinator before a request.
   uint32_t value_profile;
-  // 1: the next fuzz request's mutants may run without the comparison hooks (the worker
-  // keeps them when it needs them: engine/runtime/hook_sites.h); 0: with. Written by the
-  // coordinator before a request.
+  // 1: the next fuzz request's mutants, or the next minimize request's candidates, may run
+  // without the comparison hooks (the worker keeps them when it needs them:
+  // engine/runtime/worker.cc); 0: with. Written by the coordinator before a request.
   uint32_t mutant_hooks_off;
 
   CmpTable cmp_snapshot;       // operands the current chain's mutations read

@@ -6,8 +6,15 @@ namespace pollen::node {
 
 double CmpHookSwitch::share() const {
   if (setting_ != Setting::kAuto) return setting_ == Setting::kOff ? 1.0 : 0.0;
-  const double on = finds_[0] / seconds_[0];
-  const double off = finds_[1] / seconds_[1];
+  const double finds = finds_[0] + finds_[1];
+  const double seconds = seconds_[0] + seconds_[1];
+  if (finds <= 0 || seconds <= 0) return 0.5;
+  // Each kind counts kPriorFinds more finds, in the time the pooled rate takes to make them:
+  // with few finds behind them (the start, a late quiet stretch) one find does not swing
+  // the share, and with many the measured rates decide.
+  const double prior_seconds = kPriorFinds * seconds / finds;
+  const double on = (finds_[0] + kPriorFinds) / (seconds_[0] + prior_seconds);
+  const double off = (finds_[1] + kPriorFinds) / (seconds_[1] + prior_seconds);
   return std::clamp(off * off / (off * off + on * on), kMinShare, kMaxShare);
 }
 

@@ -1,5 +1,6 @@
 // Whether a fuzz request's mutants may run without the comparison hooks (the worker rewrites
-// their calls to NOPs: engine/runtime/hook_sites.h), request by request:
+// their calls to NOPs: engine/runtime/hook_sites.h), request by request (minimization asks
+// only setting(): its candidates skip them unless it is true or the value profile is on):
 // --mutant-cmp-hooks=true always with hooks (what every release before did), false without
 // whenever the worker can, auto a share chosen by finds per second.
 //
@@ -7,7 +8,8 @@
 // operands to the comparison table, and earlier measurements ruled out "always without"
 // (2-3 % fewer edges on sqlite3 and expat). So on auto the share of requests without hooks
 // follows how often each kind found something per second of fuzzing, with both rates decayed
-// (recent units count most) and started level: share = r_off^2 / (r_off^2 + r_on^2), kept
+// (recent units count most) and each drawn toward the pooled rate by kPriorFinds finds made
+// at it (so they start level): share = r_off^2 / (r_off^2 + r_on^2), kept
 // within [kMinShare, kMaxShare] so that neither kind stops being measured. The choice is a
 // credit counter, not a random draw: the same history gives the same requests.
 #ifndef POLLEN_NODE_CMP_HOOK_SWITCH_H_
@@ -24,6 +26,7 @@ class CmpHookSwitch {
   static constexpr double kMinShare = 0.2;
   static constexpr double kMaxShare = 0.8;
   static constexpr uint64_t kHalfLifeMs = 60'000;
+  static constexpr double kPriorFinds = 2;
   static constexpr uint32_t kMaxStuck = 3;
 
   explicit CmpHookSwitch(Setting setting) : setting_(setting) {}
@@ -49,10 +52,9 @@ class CmpHookSwitch {
  private:
   Setting setting_;
   double credit_ = 0;
-  // Finds and seconds of each kind ([0] hooked, [1] without), halved every kHalfLifeMs; the
-  // start is one find in ten seconds each.
-  double finds_[2] = {1, 1};
-  double seconds_[2] = {10, 10};
+  // Finds and seconds of each kind ([0] hooked, [1] without), halved every kHalfLifeMs.
+  double finds_[2] = {0, 0};
+  double seconds_[2] = {0, 0};
   uint64_t last_decay_ms_ = 0;
   bool started_ = false;
   uint64_t units_off_ = 0;

@@ -73,6 +73,24 @@ TEST(CmpHookSwitchTest, OldRatesFadeWithTheHalfLife) {
   EXPECT_NEAR(s.share(), 0.5, 0.02);
 }
 
+TEST(CmpHookSwitchTest, OneFindInAQuietStretchDoesNotSwingTheShare) {
+  CmpHookSwitch s(Setting::kAuto);
+  uint64_t now = 0;
+  for (int i = 0; i < 100; i++, now += 100) {
+    s.Record(false, true, 100'000, true, now);
+    s.Record(true, false, 100'000, true, now);
+  }
+  // Ten half-lives in which nothing is found, then one find with the hooks.
+  const uint64_t end = now + 10 * CmpHookSwitch::kHalfLifeMs;
+  for (; now < end; now += 500) {
+    s.Record(false, true, 500'000, false, now);
+    s.Record(true, false, 500'000, false, now);
+  }
+  s.Record(false, true, 500'000, true, now);
+  EXPECT_GT(s.share(), 0.25);
+  EXPECT_LT(s.share(), 0.5);
+}
+
 TEST(CmpHookSwitchTest, WorkersStuckWithHooksOffTurnThemOnForGood) {
   CmpHookSwitch s(Setting::kOff);
   for (uint32_t i = 1; i < CmpHookSwitch::kMaxStuck; i++) EXPECT_FALSE(s.Stuck());

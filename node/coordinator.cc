@@ -20,6 +20,8 @@ namespace pollen::node {
 namespace {
 
 constexpr uint64_t kRssCheckEveryMs = 200;
+// How long workers get to exit on their own at the end of a run before they are killed.
+constexpr uint64_t kShutdownGraceMs = 2000;
 
 std::string HumanBytes(uint64_t b) {
   char buf[32];
@@ -207,17 +209,22 @@ Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
   summary_.stopped = !summary_.interrupted && observer_ != nullptr && observer_->StopRequested();
   if (observer_ != nullptr) observer_->OnStop(*this);
 
-  // Shut down: ask politely, then make sure.
+  // Shut down: ask politely, then make sure. At the end of its time or runs, a worker gets
+  // to end its request and exit on its own (a tool around the process, valgrind's callgrind
+  // for one, then writes what it measured); after Ctrl-C or SIGTERM it is killed at once.
   for (auto& s : slots_) {
     if (!s->proc) continue;
     (void)SendShutdown(*s->proc);
   }
+  const uint64_t grace_end_ms = base::MonotonicMs() + (summary_.interrupted ? 0 : kShutdownGraceMs);
   for (auto& s : slots_) {
     if (!s->proc) continue;
+    const uint64_t now_ms = base::MonotonicMs();
+    (void)s->proc->WaitExitFor(static_cast<int>(grace_end_ms > now_ms ? grace_end_ms - now_ms : 0));
+    s->proc->Kill();  // its process group: whatever the target started
+    s->proc->WaitExit();
     retired_runs_ += s->proc->shm().header()->total_runs;
     learned_.Merge(s->proc->shm().header()->learned);
-    s->proc->Kill();
-    s->proc->WaitExit();
     s->proc.reset();
   }
   Status flushed = corpus_->Flush();

@@ -107,7 +107,8 @@ void Coordinator::Dispatch(Slot& slot) {
     slot.unit_max_runs = max_runs;
     fuzz.owned_count = owned_count;
     slot.stage = false;
-    if (options_.i2s_stage && slot.entry != SIZE_MAX) {
+    // (The worker never runs the stage with --only-ascii: the stage writes any byte.)
+    if (options_.i2s_stage && !options_.only_ascii && slot.entry != SIZE_MAX) {
       if (stage_cursor_.size() < size) stage_cursor_.resize(size, 0);
       if (stage_cursor_[slot.entry] != kStageDone) {
         fuzz.stage = true;
@@ -126,7 +127,10 @@ void Coordinator::Dispatch(Slot& slot) {
                      : value_profile_.Active(now_ms, coverage_->edges());
   h->value_profile = profile ? 1 : 0;
   slot.profile = profile;
-  slot.hooks_allowed = slot.state == Slot::State::kFuzz && cmp_hooks_.Off();
+  // Only a request whose mutants nothing else reads the comparisons of asks the switch (a
+  // stage or the profile keeps them hooked whatever it says).
+  slot.hooks_allowed =
+      slot.state == Slot::State::kFuzz && !slot.stage && !profile && cmp_hooks_.Off();
   h->mutant_hooks_off = slot.hooks_allowed ? 1 : 0;
   slot.last_runs = 0;
   slot.last_progress_ms = now_ms;
@@ -270,6 +274,9 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   // Minimize while every new feature stays covered.
   std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
   slot.state = Slot::State::kMinimize;
+  // Candidates are judged by their coverage only: unless the profile (whose features the
+  // hooks write) is on, they skip the hooks whenever any mutant may.
+  h->mutant_hooks_off = (cmp_hooks_.setting() != Setting::kOn && !slot.profile) ? 1 : 0;
   slot.minimize_input_size = size;
   slot.last_runs = 0;
   slot.last_progress_ms = base::MonotonicMs();

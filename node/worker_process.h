@@ -58,6 +58,9 @@ class WorkerProcess {
   void Kill();
   // Reaps the process (blocking) and returns its wait status; cached after the first call.
   int WaitExit();
+  // Waits up to timeout_ms for the process to exit, without reaping it (Kill still
+  // reaches its process group); false when it still runs then.
+  bool WaitExitFor(int timeout_ms);
   bool exited() const { return reaped_; }
 
   // Resident set size in MiB, 0 if unknown.

@@ -82,8 +82,8 @@ TEST(CmpHooksTest, AWorkerWhoseHooksCannotComeBackIsReplaced) {
   CommandResult r = RunCommand(
       {PollenBin(), "fuzz", TestTarget("late_thread"), "--workers=1", "--seed=1", "--runs=300000",
        "--workdir=" + work, "--mutant-cmp-hooks=false", "--use-value-profile=false",
-       // New inputs run hooked only as entries: the thread starts in a mutant, hooks off (a
-       // minimized 'T' input could start it first, hooked).
+       // No minimization: the thread starts in a mutant of a fuzz request, the path this
+       // test is about (a minimization's candidates, without hooks too, could start it).
        "--minimize-share=0"},
       600);
   ASSERT_FALSE(r.timed_out) << r.output;

@@ -38,8 +38,10 @@ TEST_P(PuzzleTest, SolvedWithinBound) {
                                 "--workdir=" + dir,
                                 "--minimize-time=5"};
   argv.push_back(p.flag);
-  // The scheduler's speed weights follow measured run times: off, the seed alone gives the path.
+  // The scheduler's speed weights follow measured run times, and the comparison hooks'
+  // `auto` finds per second: off, the seed alone gives the path.
   argv.push_back("--speed-weight=false");
+  argv.push_back("--mutant-cmp-hooks=true");
   CommandResult fuzz = RunCommand(argv, 600);
   ASSERT_FALSE(fuzz.timed_out) << fuzz.output;
   EXPECT_EQ(fuzz.exit_code, 1) << fuzz.output;

@@ -2,7 +2,6 @@
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,12 +17,8 @@
 #include "engine/minimizer.h"
 #include "engine/rng.h"
 #include "engine/runtime/coarse_clock.h"
-#include "engine/runtime/crash_handler.h"
 #include "engine/runtime/custom_mutator.h"
-#include "engine/runtime/malloc_limit.h"
 #include "engine/runtime/sancov_state.h"
-
-extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
 
 namespace pollen::runtime {
 namespace {
@@ -363,12 +358,14 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
   Publish(&h->runs, uint64_t{0});
   Publish(&h->raw_in_mem, 1u);
   SetPhase(engine::WorkerPhase::kMinimize);
-
+  // Candidates are judged by their coverage alone: without the value profile nothing reads
+  // their comparisons, so they skip the hooks when the coordinator allows it.
+  if (h->mutant_hooks_off != 0 && GetSancovState().value_profile == nullptr)
+    hook_sites_.SetOff(true);
   uint32_t keep_count = std::min(request.getFeatureCount(), h->max_features);
   std::vector<uint32_t> keep(shm_.features(), shm_.features() + keep_count);
   std::sort(keep.begin(), keep.end());
   std::vector<uint8_t> input(shm_.raw(), shm_.raw() + std::min<size_t>(h->raw_size, h->max_input));
-
   auto oracle = [&](const uint8_t* data, size_t size) {
     // Publish the candidate before it runs: if it kills us, the coordinator has it.
     std::memcpy(shm_.raw(), data, size);
@@ -387,7 +384,6 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
   Publish(&h->raw_size, static_cast<uint32_t>(best.size()));
   RunOne(best.data(), best.size());
   CountRun();
-
   capnp::MallocMessageBuilder message;
   auto result = message.initRoot<schema::FromWorker>().initMinimized();
   result.setRuns(request_runs_);
@@ -424,7 +420,8 @@ int Worker::Serve() {
       capnp::FlatArrayMessageReader reader(engine::AsWords(words), engine::FrameReaderOptions());
       auto msg = reader.getRoot<schema::ToWorker>();
       SetValueProfileActive(shm_.header()->value_profile != 0);
-      // Every request starts with the hooks on: only a fuzz request's mutants may skip them.
+      // Every request starts with the hooks on: only a fuzz request's mutants and a minimize
+      // request's candidates may skip them.
       // When they cannot be (a thread of the target's started while they were off), they
       // stay off and the next fuzz result asks the coordinator for a new worker.
       if (hook_sites_.off() && !hook_sites_.SetOff(false)) hooks_stuck_ = true;
@@ -445,7 +442,7 @@ int Worker::Serve() {
           HandleMinimize(msg.getMinimize());
           break;
         case schema::ToWorker::SHUTDOWN:
-          return 0;
+          _exit(0);  // not the target's destructors nor a leak check: nothing is left to run
         default:
           Fatal("unknown request");
       }
@@ -453,48 +450,6 @@ int Worker::Serve() {
       Fatal("malformed request from the coordinator");
     }
   }
-}
-
-int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv) {
-  int ctl_in = -1, ctl_out = -1, shm_fd = -1, cov_fd = -1;
-  unsigned max_input = 0, max_features = 0;
-  const char* fds = getenv(engine::kEnvWorkerFds);
-  const char* sizes = getenv(engine::kEnvWorkerShmSize);
-  if (!fds || std::sscanf(fds, "%d,%d,%d,%d", &ctl_in, &ctl_out, &shm_fd, &cov_fd) != 4 || !sizes ||
-      std::sscanf(sizes, "%u,%u", &max_input, &max_features) != 2) {
-    Fatal("bad worker environment: POLLEN_WORKER_FDS / POLLEN_WORKER_SHM");
-  }
-  auto layout = engine::WorkerShmLayout::For(max_input, max_features);
-  void* base = mmap(nullptr, layout.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
-  if (base == MAP_FAILED) Fatal("cannot map the worker's shared memory");
-  engine::WorkerShmView shm(base, layout);
-  if (shm.header()->magic != engine::WorkerShmHeader::kMagic ||
-      shm.header()->version != engine::WorkerShmHeader::kVersion) {
-    Fatal("shared memory of another pollen version");
-  }
-  void* cov_head =
-      mmap(nullptr, sizeof(engine::GlobalCoverageHeader), PROT_READ, MAP_SHARED, cov_fd, 0);
-  if (cov_head == MAP_FAILED) Fatal("cannot map the global coverage map");
-  uint64_t capacity = static_cast<const engine::GlobalCoverageHeader*>(cov_head)->capacity;
-  munmap(cov_head, sizeof(engine::GlobalCoverageHeader));
-  void* cov =
-      mmap(nullptr, engine::kGlobalCoverageDataOffset + capacity, PROT_READ, MAP_SHARED, cov_fd, 0);
-  if (cov == MAP_FAILED) Fatal("cannot map the global coverage map");
-  close(shm_fd);
-  close(cov_fd);
-
-  const char* value_profile = getenv(engine::kEnvValueProfile);
-  if (value_profile != nullptr && std::strcmp(value_profile, "1") == 0) EnableValueProfile();
-  if (const char* limit = getenv(engine::kEnvMallocLimitMb))
-    InstallMallocLimit(std::strtoull(limit, nullptr, 10), 1);
-  InstallCrashHandlers(shm.header());
-  Publish(&shm.header()->phase, static_cast<uint32_t>(engine::WorkerPhase::kInit));
-  if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(argc, argv);
-  ClearAllCounters();  // start-up code is not an execution
-
-  Worker worker(test_one_input, ctl_in, ctl_out, shm,
-                static_cast<const uint8_t*>(cov) + engine::kGlobalCoverageDataOffset, capacity);
-  return worker.Serve();
 }
 
 }  // namespace pollen::runtime

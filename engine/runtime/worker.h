@@ -31,8 +31,8 @@ class Worker {
   Worker(TestOneInputFn test_one_input, int ctl_in, int ctl_out, engine::WorkerShmView shm,
          const uint8_t* global_map, uint64_t global_capacity);
 
-  // Serves requests until the coordinator closes the pipe or asks to shut down.
-  // Returns the process exit code.
+  // Serves requests until the coordinator closes the pipe (returns the process exit code)
+  // or asks to shut down (the process exits with 0 at once: no destructors, no leak check).
   int Serve();
 
  private:
@@ -106,8 +106,8 @@ class Worker {
   uint64_t request_runs_ = 0;
 };
 
-// Entry point for worker mode: reads the descriptors from the environment, maps shared
-// memory, runs LLVMFuzzerInitialize and serves. Returns the process exit code.
+// Entry point for worker mode (worker_mode.cc): reads the descriptors from the environment,
+// maps shared memory, runs LLVMFuzzerInitialize and serves. Returns the process exit code.
 int RunWorkerMode(TestOneInputFn test_one_input, int* argc, char*** argv);
 
 }  // namespace pollen::runtime
