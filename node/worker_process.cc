@@ -242,8 +242,10 @@ bool WorkerProcess::WaitExitFor(int timeout_ms) {
     }
     const uint64_t now_ms = base::MonotonicMs();
     if (now_ms >= deadline_ms) return false;
+    const int slice_ms = static_cast<int>(std::min<uint64_t>(10, deadline_ms - now_ms));
     pollfd p{stderr_fd_, POLLIN, 0};
-    poll(&p, 1, static_cast<int>(std::min<uint64_t>(10, deadline_ms - now_ms)));
+    // A stderr the target closed polls as hung up at once: wait the slice out instead.
+    if (poll(&p, 1, slice_ms) > 0 && (p.revents & POLLIN) == 0) poll(nullptr, 0, slice_ms);
     DrainStderr();
   }
 }
