@@ -17,29 +17,22 @@
 // - integers: the constant side of an integer compare (`==`/`!=`) or of a switch case, when
 //   it is 16, 32 or 64 bits wide and no single byte holds it (a one-byte compare the runtime
 //   solves by itself), little-endian as the program compares it in memory.
-// At most kMaxEntries per module, each 2..128 bytes, each once.
+// At most kMaxDictEntries per module, each 2..128 bytes, each once (compiler/dict_section.h).
 #include "compiler/literal_dict_pass.h"
 
 #include <algorithm>
 #include <string>
-#include <unordered_set>
-#include <vector>
 
+#include "compiler/dict_section.h"
 #include "compiler/libc_compares.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 namespace pollen::compiler {
 namespace {
-
-constexpr size_t kMinLength = 2;
-constexpr size_t kMaxLength = 128;  // engine::Dictionary::kMaxEntrySize
-constexpr size_t kMaxEntries = 4096;
-constexpr const char* kSection = "pollen_dict";  // engine/embedded_dictionary.h
 
 // libc's functions that compare or search with a string; the argument that says how many
 // bytes count, if any.
@@ -68,11 +61,7 @@ std::string ConstantBytes(llvm::Value* value) {
 
 class Collector {
  public:
-  void AddBytes(std::string bytes) {
-    if (bytes.size() < kMinLength || bytes.size() > kMaxLength || entries_.size() >= kMaxEntries)
-      return;
-    if (seen_.insert(bytes).second) entries_.push_back(std::move(bytes));
-  }
+  void AddBytes(std::string bytes) { entries_.Add(std::move(bytes)); }
 
   // `value` compared with `other`: as wide as `other` was before C's integer promotions
   // widened it (a 16-bit field switched on as an int is two bytes in the input).
@@ -105,7 +94,7 @@ class Collector {
     const int length_arg = LengthArgument(name);
     if (length_arg >= 0 && static_cast<unsigned>(length_arg) < call.arg_size()) {
       if (auto* n = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(length_arg))) {
-        limit = n->getLimitedValue(kMaxLength + 1);
+        limit = n->getLimitedValue(kMaxDictEntry + 1);
       }
     }
     for (llvm::Value* arg : call.args()) {
@@ -133,19 +122,10 @@ class Collector {
     for (auto& c : sw.cases()) AddInteger(c.getCaseValue()->getValue(), sw.getCondition());
   }
 
-  // The records: a length byte, then the bytes.
-  std::string Records() const {
-    std::string out;
-    for (const std::string& e : entries_) {
-      out.push_back(static_cast<char>(e.size()));
-      out += e;
-    }
-    return out;
-  }
+  std::string Records() const { return entries_.Records(); }
 
  private:
-  std::vector<std::string> entries_;  // in the order met
-  std::unordered_set<std::string> seen_;
+  DictEntries entries_;
 };
 
 }  // namespace
@@ -164,16 +144,9 @@ llvm::PreservedAnalyses LiteralDictPass::run(llvm::Module& module, llvm::ModuleA
       }
     }
   }
-  const std::string records = collector.Records();
-  if (records.empty()) return llvm::PreservedAnalyses::all();
-  llvm::LLVMContext& ctx = module.getContext();
-  llvm::Constant* init = llvm::ConstantDataArray::getString(ctx, records, /*AddNull=*/false);
-  auto* dict = new llvm::GlobalVariable(module, init->getType(), /*isConstant=*/true,
-                                        llvm::GlobalValue::PrivateLinkage, init, "__pollen_dict");
-  dict->setSection(kSection);
-  dict->setAlignment(llvm::Align(1));
-  // Referenced by nothing: llvm.used keeps it through the optimiser and into the object file.
-  llvm::appendToUsed(module, {dict});
+  if (!EmbedDictRecords(module, collector.Records(), "__pollen_dict")) {
+    return llvm::PreservedAnalyses::all();
+  }
   return llvm::PreservedAnalyses::none();
 }
 

@@ -1,6 +1,6 @@
 // The compiler plugin's dictionary, end to end: the literals of a target built with it
-// (tests/targets/literals.cc) are in its `pollen_dict` section, and `pollen fuzz` uses them
-// unless told not to.
+// (tests/targets/literals.cc), and the tokens it tests one byte at a time, are in its
+// `pollen_dict` section, and `pollen fuzz` uses them unless told not to.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -28,6 +28,10 @@ TEST(TargetDictionaryTest, ThePluginKeepsTheComparedLiteralsAndNoFormats) {
   EXPECT_THAT(entries, Contains(std::string("\x68\x24\x57\x13", 4)));  // the switch case
   EXPECT_THAT(entries, Contains(std::string("\xef\xbe", 2)));          // a 16-bit field
   EXPECT_THAT(entries, Not(Contains(HasSubstr("format string"))));
+  // The byte-chain pass: one token from three one-byte tests; a switch's cases are not one.
+  EXPECT_THAT(entries, Contains(std::string("Q<!")));
+  EXPECT_THAT(entries, Not(Contains(HasSubstr("xy"))));
+  EXPECT_THAT(entries, Not(Contains(HasSubstr("!x"))));
   for (const std::string& e : entries) EXPECT_GE(e.size(), 2u) << "one byte is no entry";
 }
 

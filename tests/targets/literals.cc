@@ -1,7 +1,9 @@
 // Literals for the compiler plugin's dictionary pass to collect
-// (tests/embedded_dictionary_test.cc): a memcmp with a constant length, a compare-like function of
+// (tests/target_dictionary_test.cc): a memcmp with a constant length, a compare-like function of
 // the target's own, a 32-bit switch case and an equality with a 16-bit field; and a printf format,
-// which it must skip.
+// which it must skip. And for the byte-chain pass: a token tested one byte at a time through an
+// accessor (re2's `t[0] == 'P' && t[1] == '<'`), and a switch on a byte, whose cases are
+// alternatives and no token.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +14,23 @@ extern "C" __attribute__((noinline)) int SameWord(const char* a, const char* b, 
     if ((a[i] | 0x20) != b[i]) return 0;
   }
   return 1;
+}
+
+struct Piece {
+  const char* data;
+  size_t size;
+  char operator[](size_t i) const { return data[i]; }
+};
+
+__attribute__((noinline)) int Chained(Piece t) {
+  if (t.size > 11 && t[8] == 'Q' && t[9] == '<' && t[10] == '!') return 6;
+  switch (t[11]) {
+    case 'x':
+      return 7;
+    case 'y':
+      return 8;
+  }
+  return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -30,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint16_t field;
   std::memcpy(&field, data + 4, 2);
   if (field == 0xbeef) return 5;
+  if (int r = Chained(Piece{text, size})) return r;
   if (data[0] == 0xff) std::printf("a format string %d\n", static_cast<int>(size));
   return 0;
 }
