@@ -13,9 +13,9 @@
 // pass groups them by function and base pointer, and each run of consecutive offsets where
 // every offset is compared with exactly one constant becomes an entry: "(?P<" for re2's
 // (the caller's test of "(?" is inlined with it) (an offset compared with several constants, a
-// switch on a byte, ends a run: its bytes are alternatives, not a token; a run of zeros is tests
-// against 0). It runs at the end of the optimisation pipeline and only reads the module; the
-// records go to the section `pollen_dict`, after the literal pass's.
+// switch on a byte, ends a run: its bytes are alternatives, not a token; so does a NUL). It runs at
+// the end of the optimisation pipeline and only reads the module; the records go to the section
+// `pollen_dict`, after the literal pass's.
 #include "compiler/byte_chain_pass.h"
 
 #include <algorithm>
@@ -91,9 +91,16 @@ std::vector<std::string> Chains(const ByteTests& tests) {
   const llvm::Value* run_base = nullptr;
   int64_t next = 0;
   auto flush = [&] {
-    // Zeros only are tests of flags and terminators against 0, not a token.
-    const bool zeros = run.find_first_not_of('\0') == std::string::npos;
-    if (run.size() >= kMinDictEntry && !zeros) out.push_back(run.substr(0, kMaxDictEntry));
+    // A NUL is a test of a flag or a terminator against 0, or a UTF-16 decoder's high byte:
+    // not part of a token an input would carry (binary magic compared as an integer is the
+    // literal pass's). The run is cut there.
+    size_t start = 0;
+    while (start < run.size()) {
+      size_t end = std::min(run.find('\0', start), run.size());
+      if (end - start >= kMinDictEntry)
+        out.push_back(run.substr(start, std::min(end - start, kMaxDictEntry)));
+      start = end + 1;
+    }
     run.clear();
   };
   for (const auto& [key, bytes] : tests) {  // ordered by base, then offset

@@ -28,10 +28,14 @@ TEST(TargetDictionaryTest, ThePluginKeepsTheComparedLiteralsAndNoFormats) {
   EXPECT_THAT(entries, Contains(std::string("\x68\x24\x57\x13", 4)));  // the switch case
   EXPECT_THAT(entries, Contains(std::string("\xef\xbe", 2)));          // a 16-bit field
   EXPECT_THAT(entries, Not(Contains(HasSubstr("format string"))));
-  // The byte-chain pass: one token from three one-byte tests; a switch's cases are not one.
+  // The byte-chain pass: one token from three one-byte tests; a NUL cuts a token in two; a
+  // switch's cases are not one.
   EXPECT_THAT(entries, Contains(std::string("Q<!")));
   EXPECT_THAT(entries, Not(Contains(HasSubstr("xy"))));
   EXPECT_THAT(entries, Not(Contains(HasSubstr("!x"))));
+  EXPECT_THAT(entries, Contains(std::string("K7")));
+  EXPECT_THAT(entries, Contains(std::string("J8")));
+  EXPECT_THAT(entries, Not(Contains(HasSubstr(std::string("7\0J", 3)))));
   for (const std::string& e : entries) EXPECT_GE(e.size(), 2u) << "one byte is no entry";
 }
 

@@ -2,8 +2,8 @@
 // (tests/target_dictionary_test.cc): a memcmp with a constant length, a compare-like function of
 // the target's own, a 32-bit switch case and an equality with a 16-bit field; and a printf format,
 // which it must skip. And for the byte-chain pass: a token tested one byte at a time through an
-// accessor (re2's `t[0] == 'P' && t[1] == '<'`), and a switch on a byte, whose cases are
-// alternatives and no token.
+// accessor (re2's `t[0] == 'P' && t[1] == '<'`), one with a NUL in the middle, which cuts it in
+// two, and a switch on a byte, whose cases are alternatives and no token.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,7 +23,8 @@ struct Piece {
 };
 
 __attribute__((noinline)) int Chained(Piece t) {
-  if (t.size > 11 && t[8] == 'Q' && t[9] == '<' && t[10] == '!') return 6;
+  if (t.size > 16 && t[8] == 'Q' && t[9] == '<' && t[10] == '!') return 6;
+  if (t[12] == 'K' && t[13] == '7' && t[14] == '\0' && t[15] == 'J' && t[16] == '8') return 9;
   switch (t[11]) {
     case 'x':
       return 7;
