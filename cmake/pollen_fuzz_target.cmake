@@ -4,8 +4,8 @@
 # (-fsanitize=fuzzer-no-link: inline 8-bit counters, pc-table, trace-cmp) on the harness,
 # and libpollen_runtime linked whole, so its strong callbacks replace any weak ones.
 # ROUTINE_LOG also loads Pollen's compiler plugin (compiler/plugin.cc), which embeds the
-# literals the target compares against as a dictionary and logs the pointer arguments of
-# the target's own calls for input-to-state.
+# literals the target compares against, and the tokens it tests one byte at a time, as a
+# dictionary and logs the pointer arguments of the target's own calls for input-to-state.
 function(pollen_add_fuzz_target name)
   cmake_parse_arguments(ARG "ROUTINE_LOG" "SANITIZE" "" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})

@@ -13,8 +13,10 @@
 // pass groups them by function and base pointer, and each run of consecutive offsets where
 // every offset is compared with exactly one constant becomes an entry: "(?P<" for re2's
 // (the caller's test of "(?" is inlined with it) (an offset compared with several constants, a
-// switch on a byte, ends a run: its bytes are alternatives, not a token; so does a NUL). It runs at
-// the end of the optimisation pipeline and only reads the module; the records go to the section
+// switch on a byte, ends a run: its bytes are alternatives, not a token; so does a NUL). The
+// grouping ignores control flow: `p[1] == '!'` in one branch and `p[1] == '?'` in another
+// make offset 1 an alternative, and neither `<!` nor `<?` is kept. It runs at the end of the
+// optimisation pipeline and only reads the module; the records go to the section
 // `pollen_dict`, after the literal pass's.
 #include "compiler/byte_chain_pass.h"
 
@@ -67,7 +69,7 @@ void NoteCompare(llvm::ICmpInst& cmp, const llvm::DataLayout& dl, ByteTests* tes
     if (!LoadedByte(cmp.getOperand(1 - i), dl, &base, &offset)) return;
     const llvm::APInt& v = c->getValue();
     if (!v.isIntN(8) && !v.isSignedIntN(8)) return;  // a promoted byte never equals it
-    (*tests)[{base, offset}].insert(static_cast<uint8_t>(v.getZExtValue() & 0xff));
+    (*tests)[{base, offset}].insert(static_cast<uint8_t>(v.extractBitsAsZExtValue(8, 0)));
     return;
   }
 }
@@ -79,7 +81,7 @@ void NoteSwitch(llvm::SwitchInst& sw, const llvm::DataLayout& dl, ByteTests* tes
   if (!LoadedByte(sw.getCondition(), dl, &base, &offset)) return;
   std::set<uint8_t>& bytes = (*tests)[{base, offset}];
   for (auto& c : sw.cases()) {
-    bytes.insert(static_cast<uint8_t>(c.getCaseValue()->getValue().getZExtValue() & 0xff));
+    bytes.insert(static_cast<uint8_t>(c.getCaseValue()->getValue().extractBitsAsZExtValue(8, 0)));
   }
 }
 

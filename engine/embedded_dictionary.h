@@ -1,8 +1,9 @@
-// The dictionary Pollen's compiler pass embeds in a target (compiler/literal_dict_pass.cc): the
-// literals of its comparisons (strings passed to compare-like calls, wide integer constants
-// of compares and switches), in an ELF section `pollen_dict` that the linker concatenates
-// from every module. The records are a length byte (1..Dictionary::kMaxEntrySize) followed by
-// that many bytes.
+// The dictionary Pollen's compiler plugin embeds in a target: the literals of its comparisons
+// (compiler/literal_dict_pass.cc: strings passed to compare-like calls, wide integer constants
+// of compares and switches) and the tokens it tests one byte at a time
+// (compiler/byte_chain_pass.cc), in an ELF section `pollen_dict` that the linker concatenates
+// from every module (two arrays per module). The records are a length byte
+// (1..Dictionary::kMaxEntrySize) followed by that many bytes.
 #ifndef POLLEN_ENGINE_EMBEDDED_DICTIONARY_H_
 #define POLLEN_ENGINE_EMBEDDED_DICTIONARY_H_
 
@@ -16,7 +17,7 @@
 namespace pollen::engine {
 
 inline constexpr char kEmbeddedDictionarySection[] = "pollen_dict";
-// A section larger than this is refused: 4096 entries per module of about 10 bytes each
+// A section larger than this is refused: 2 × 4096 entries per module of about 10 bytes each
 // would need thousands of modules full of distinct literals (entries repeated across modules
 // are stored once per module and dropped when read).
 inline constexpr size_t kMaxEmbeddedDictionaryBytes = 64 << 20;
