@@ -22,7 +22,6 @@ inline constexpr size_t kMaxDictEntries = 4096;
 class DictEntries {
  public:
   void Add(std::string bytes);
-  bool empty() const { return entries_.empty(); }
   // The records: a length byte, then the bytes.
   std::string Records() const;
 

@@ -23,7 +23,8 @@ struct Piece {
 };
 
 __attribute__((noinline)) int Chained(Piece t) {
-  if (t.size > 16 && t[8] == 'Q' && t[9] == '<' && t[10] == '!') return 6;
+  if (t.size <= 16) return 0;  // every test below reads up to t[16]
+  if (t[8] == 'Q' && t[9] == '<' && t[10] == '!') return 6;
   if (t[12] == 'K' && t[13] == '7' && t[14] == '\0' && t[15] == 'J' && t[16] == '8') return 9;
   switch (t[11]) {  // cases apart and results out of line: no range check or lookup table
     case 'x':
