@@ -1,11 +1,11 @@
 // The campaigns the controller knows: name -> target, builds, options, stopped flag.
 //
-// A campaign is created by the first node that registers it and is never forgotten. It is
-// for one target (a store never mixes targets: storage/corpus_store.h); each build id a node
-// registers is added to its builds, and the newest build (the last one registered for the
-// first time) is its current build, the one developers' requests mean when they name no
-// build. An older build registering again does not become current. Every change is written
-// to the registry before the call returns.
+// A campaign is created by the first node that registers it, or by the first build pushed to
+// it, and is never forgotten. It is for one target (a store never mixes targets:
+// storage/corpus_store.h); each build id a node registers is added to its builds, and the
+// newest build (the last one registered for the first time) is its current build, the one
+// developers' requests mean when they name no build. An older build registering again does
+// not become current. Every change is written to the registry before the call returns.
 //
 // Thread safety: none; the controller's service thread owns it.
 #ifndef POLLEN_CONTROLLER_CAMPAIGN_REGISTRY_H_
