@@ -54,8 +54,8 @@ class CampaignRegistry {
 
   // The error for a request about campaign `name`, which does not exist: says how a
   // campaign comes to be and names those there are (at most 10), e.g. "no campaign 'png'
-  // (a campaign is created by the first node that joins it; this controller has: json,
-  // xml)".
+  // (a campaign is created by the first node that joins it or by pollen build push; this controller
+  // has: json, xml)".
   std::string UnknownCampaign(std::string_view name) const;
 
   // The build `ref` means (its own, or the current one when empty), or the error to reply

@@ -47,14 +47,16 @@ TEST(CampaignRegistryTest, AnUnknownCampaignIsAnErrorThatSaysHowCampaignsComeToB
   auto db = RegistryDb::Open(dir.path() + "/registry").value();
   auto campaigns = CampaignRegistry::Load(db.get()).value();
   EXPECT_EQ(campaigns->UnknownCampaign("png"),
-            "no campaign 'png' (a campaign is created by the first node that joins it; this "
+            "no campaign 'png' (a campaign is created by the first node that joins it or by pollen "
+            "build push; this "
             "controller has: none yet)");
   ASSERT_TRUE(campaigns->Register(MakeRegister("n1", "json", "b1"), 10).ok());
   ASSERT_TRUE(campaigns->Register(MakeRegister("n1", "re2", "b1"), 10).ok());
   const ErrorReply unknown = std::get<ErrorReply>(campaigns->ResolveBuild({"png", ""}));
   EXPECT_EQ(unknown.code, ErrorCode::kUnknownCampaign);
   EXPECT_EQ(unknown.message,
-            "no campaign 'png' (a campaign is created by the first node that joins it; this "
+            "no campaign 'png' (a campaign is created by the first node that joins it or by pollen "
+            "build push; this "
             "controller has: json, re2)");
   for (int i = 0; i < 12; i++) {
     ASSERT_TRUE(
