@@ -105,9 +105,7 @@ std::variant<std::string, ErrorReply> CampaignRegistry::ResolveBuild(const Campa
 std::string CampaignRegistry::UnknownCampaign(std::string_view name) const {
   constexpr size_t kMaxNamed = 10;
   std::string text =
-      "no campaign '" + std::string(name) +
-      "' (a campaign is created by the first node that joins it or by pollen build push; this "
-      "controller has: ";
+      "no campaign '" + std::string(name) + "' (" + kHowCampaignsBegin + "; this controller has: ";
   if (campaigns_.empty()) text += "none yet";
   size_t named = 0;
   for (const auto& [campaign, record] : campaigns_) {

@@ -15,10 +15,9 @@ Result<CampaignSummary> FindCampaign(ControllerClient& client, const std::string
     if (c.name == name) return c;
     known += (known.empty() ? "" : ", ") + c.name;
   }
-  return Status::Error(
-      "controller at " + client.endpoint() + " has no campaign '" + name +
-      "' (a campaign is created by the first node that joins it or by pollen build push; it has: " +
-      (known.empty() ? "none yet" : known) + ")");
+  return Status::Error("controller at " + client.endpoint() + " has no campaign '" + name + "' (" +
+                       kHowCampaignsBegin + "; it has: " + (known.empty() ? "none yet" : known) +
+                       ")");
 }
 
 Result<std::vector<CrashSummary>> ListCampaignCrashes(ControllerClient& client,

@@ -195,6 +195,11 @@ enum class ErrorCode : uint8_t {
 };
 inline constexpr size_t kNumErrorCodes = 11;
 
+// How a campaign comes to be, said by every kUnknownCampaign error (the controller's and the
+// client's own lookups).
+inline constexpr char kHowCampaignsBegin[] =
+    "a campaign is created by the first node that joins it or by pollen build push";
+
 // "malformed", "wrong_version", ... for logs and status lines.
 const char* ErrorCodeName(ErrorCode code);
 
