@@ -211,7 +211,8 @@ TEST_F(ControllerCommandsTest, ClearErrorsForUnknownNamesAndAnUnreachableControl
   Outcome unknown = Invoke(CrashesCommand, With({"list", "nope"}));
   EXPECT_EQ(unknown.code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("no campaign 'nope' (a campaign is created by the first "
-                                     "node that joins it; it has: shallow)"));
+                                     "node that joins it or by pollen build push; it has: "
+                                     "shallow)"));
 
   Outcome no_match = Invoke(ReproCommand, With({"--campaign=shallow", target_, "ffff"}));
   EXPECT_EQ(no_match.code, 2);
