@@ -19,7 +19,7 @@
 #   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
-#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
+#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
 #          | puzzle_* (bench/puzzles/NAME.cc)
 #   FLAVOR pollen pollen-routines libfuzzer afl afl-cmplog cov (default: all but pollen-routines)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
@@ -46,7 +46,7 @@ for f in "${flavors[@]}"; do
 done
 
 case "$name" in
-  libpng | jsoncpp | re2 | expat | lz4 | sqlite3)
+  libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls)
     src=$out/src/$name
     [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
   keyword | magic4 | empty)
@@ -55,7 +55,7 @@ case "$name" in
   puzzle_*)
     src=$root/bench/puzzles
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -166,6 +166,24 @@ build_lib() {
       harness=$src/test/ossfuzz.c
       harness_flags=(-I"$src")
       ;;
+    mbedtls)
+      # X.509 certificate parsing (DER and PEM: nested ASN.1 lengths, OIDs) with the default
+      # configuration (include/mbedtls/config.h); every library file compiles directly and
+      # the link takes what the harness needs from the archive.
+      # $jobs compiles at a time; each is waited for by pid, so a failed one fails the flavor.
+      local f o p objs=() pids=()
+      for f in "$src"/library/*.c; do
+        o=$w/$(basename "$f" .c).o
+        "$CC" "${CFLAGS[@]}" -I"$src/include" -I"$src/library" -c "$f" -o "$o" &
+        pids+=($!) && objs+=("$o")
+        if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+      done
+      for p in "${pids[@]}"; do wait "$p"; done
+      llvm-ar-14 rcs "$w/libmbedtls.a" "${objs[@]}"
+      lib_args=("$w/libmbedtls.a")
+      harness=$src/programs/fuzz/fuzz_x509crt.c
+      harness_flags=(-I"$src/include")
+      ;;
     keyword | magic4 | empty)
       lib_args=()
       harness=$src/$name.cc
@@ -224,7 +242,7 @@ build_flavor() {
   CXXFLAGS=("${CFLAGS[@]}")
   build_lib "$w"
   local hcc=$CXX
-  [[ "$harness" != *.c ]] || hcc=$CC  # a C harness (expat, lz4, sqlite3) is compiled as C
+  [[ "$harness" != *.c ]] || hcc=$CC  # a C harness (expat, lz4, sqlite3, mbedtls) is compiled as C
   "$hcc" "${hflags[@]}" "${harness_flags[@]}" -c "$harness" -o "$w/harness.o"
   # The harness is linked as an object file, never from an archive (docs/targets.md).
   "$CXX" "${base[@]}" "${link_flags[@]}" "$w/harness.o" "${main_obj[@]}" "${lib_args[@]}" \
@@ -251,7 +269,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | expat | lz4 | sqlite3 | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
+    re2 | expat | lz4 | sqlite3 | mbedtls | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"
@@ -264,6 +282,11 @@ copy_dict_and_seeds() {
         while read -r s; do cp "$src/$s" "$dest/seeds.tmp/$(sed 's|^\./||; s|/|_|g' <<<"$s")"; done ;;
     jsoncpp)
       cp "$src"/test/data/*.json "$dest/seeds.tmp/" ;;
+    mbedtls)
+      # The tree's test certificates, PEM and DER (what OSS-Fuzz's build.sh zips as this
+      # harness's seed corpus), named by path: dir*/ repeat top-level names.
+      (cd "$src" && ls tests/data_files/*.crt tests/data_files/dir*/*.crt | sort) |
+        while read -r s; do cp "$src/$s" "$dest/seeds.tmp/$(sed 's|/|_|g' <<<"$s")"; done ;;
   esac
   # AFL++ needs at least one seed; FuzzBench gives seedless targets a file "hi".
   if [ -z "$(ls -A "$dest/seeds.tmp")" ]; then printf 'hi' > "$dest/seeds.tmp/hi"; fi

@@ -140,7 +140,7 @@ def collect(results, meta):
             fdir = os.path.join(results, name, fuzzer)
             trials = sorted(d for d in os.listdir(fdir) if d.startswith("trial-")
                             and os.path.isdir(os.path.join(fdir, d))) if os.path.isdir(fdir) else []
-            runs = [read_run(os.path.join(fdir, t)) for t in trials]
+            runs = [dict(read_run(os.path.join(fdir, t)), trial=t) for t in trials]
             fuzzers.append(summarize(fuzzer, runs, seconds))
         targets.append({"name": name, "mode": mode, "fuzzers": fuzzers})
     return seconds, targets
@@ -193,6 +193,42 @@ def ratio(a, b, digits=2):
     return f"{a / b:.{digits}f}×" if a is not None and b else "–"
 
 
+def by_trial(f, seconds):
+    """A fuzzer's runs by trial name -> (branches at the end, exec/s); a name that occurs twice
+    (anchors pooled from several directories) pairs with nothing."""
+    names = [r["trial"] for r in f["runs"]]
+    out = {}
+    for r in f["runs"]:
+        if names.count(r["trial"]) == 1:
+            final = final_row(r["coverage"], seconds)
+            out[r["trial"]] = (final[1] if final else None, number(r["result"].get("exec_per_s")))
+    return out
+
+
+def paired(arm, others, seconds, key):
+    """The median of per-trial ratios: the arm's exec/s over libFuzzer's (key "eps"), or its
+    branches over the best anchor's (key "branches"), over the trials every one of `others` ran
+    with the same name (side by side on one machine, as bench/real/long_runs.sh runs them).
+    Returns (median ratio, number of trials) or None."""
+    index = 1 if key == "eps" else 0
+    mine = by_trial(arm, seconds)
+    theirs = [by_trial(o, seconds) for o in others]
+    ratios = []
+    for trial, figures in mine.items():
+        values = [t.get(trial, (None, None))[index] for t in theirs]
+        if figures[index] is None or not values or any(not v for v in values):
+            continue
+        ratios.append(figures[index] / max(values))
+    return (statistics.median(ratios), len(ratios)) if ratios else None
+
+
+def with_paired(cell, pair, digits):
+    """A summary cell: the ratio of the medians, then the median of the paired ratios."""
+    if not pair or cell == "–":
+        return cell
+    return f"{cell}; paired {pair[0]:.{digits}f}× ({pair[1]})"
+
+
 def render(results, metas, seconds, targets, img_prefix):
     md = []
     meta = metas[0]
@@ -211,7 +247,10 @@ def render(results, metas, seconds, targets, img_prefix):
               "brackets when there are several. Branches and lines: llvm-cov on the coverage "
               "build, seeds plus the fuzzer's corpus at the end. exec/s: each fuzzer's own "
               "figure, one CPU each. \"vs best\": Pollen's branches over the best of libFuzzer "
-              "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's. libFuzzer runs with -fork=1, as "
+              "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's. In the first table, a ratio of "
+              "medians is followed by the paired one: the median of the per-trial ratios over the "
+              "trials every fuzzer compared ran under the same number (side by side on one "
+              "machine), and how many. libFuzzer runs with -fork=1, as "
               "FuzzBench runs it, so that it goes on after a crash; its exec/s is executions over time, jobs' restarts "
               "included (bench/exec_speed.sh compares with libFuzzer in its default in-process mode).")
     md.append("")
@@ -251,10 +290,13 @@ def render(results, metas, seconds, targets, img_prefix):
             # Bug runs last a fraction of a second: their exec/s is start-up, their coverage
             # trivial; the time to the bug is what they measure.
             cells = []
+            anchors = [f for f in fz if f["fuzzer"] in OTHERS and f["trials"]]
             for arm in arms:
-                cells.append(ratio(arm["eps"], lf["eps"] if lf else None)
+                cells.append(with_paired(ratio(arm["eps"], lf["eps"] if lf else None),
+                                         paired(arm, [lf] if lf else [], seconds, "eps"), 2)
                              if arm and t["mode"] != "bug" else "–")
-                cells.append(ratio(arm["branches"], best_other(fz, "branches"), 3)
+                cells.append(with_paired(ratio(arm["branches"], best_other(fz, "branches"), 3),
+                                         paired(arm, anchors, seconds, "branches"), 3)
                              if arm and t["mode"] == "coverage" else "–")
             bug = " / ".join(
                 f"{fmt(f['crash_s'], 1)} s" if f["crash_found"] else "not found"

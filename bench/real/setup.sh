@@ -70,11 +70,12 @@ declare -A pin=(
   [expat]=2.5.0-1+deb12u2
   [lz4]=1.9.4-1
   [sqlite3]=3.40.1-2+deb12u2
+  [mbedtls]=2.28.3-1
 )
 # BENCH_REAL_PINS="pkg=version ..." overrides these.
 for pv in ${BENCH_REAL_PINS:-}; do pin[${pv%%=*}]=${pv#*=}; done
 declare -A dirname=([libpng1.6]=libpng [libjsoncpp]=jsoncpp [re2]=re2 [expat]=expat [lz4]=lz4
-                   [sqlite3]=sqlite3)
+                   [sqlite3]=sqlite3 [mbedtls]=mbedtls)
 
 fetch() {  # fetch PACKAGE DEST
   local pkg=$1 dest=$2 dl=$out/src/_downloads/$1
@@ -117,7 +118,7 @@ fetch() {  # fetch PACKAGE DEST
 }
 
 mkdir -p "$out/src"
-for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3; do
+for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3 mbedtls; do
   fetch "$pkg" "$out/src/${dirname[$pkg]}"
 done
 
