@@ -195,7 +195,7 @@ def ratio(a, b, digits=2):
 
 def by_trial(f, seconds):
     """A fuzzer's runs by trial name -> (branches at the end, exec/s); a name that occurs twice
-    (anchors pooled from several directories) pairs with nothing."""
+    pairs with nothing."""
     names = [r["trial"] for r in f["runs"]]
     out = {}
     for r in f["runs"]:
@@ -208,7 +208,8 @@ def by_trial(f, seconds):
 def paired(arm, others, seconds, key):
     """The median of per-trial ratios: the arm's exec/s over libFuzzer's (key "eps"), or its
     branches over the best anchor's (key "branches"), over the trials every one of `others` ran
-    with the same name (side by side on one machine, as bench/real/long_runs.sh runs them).
+    with the same name (on one machine, as bench/real/long_runs.sh runs them; trials pooled
+    with --pool-anchors are renamed and pair with nothing).
     Returns (median ratio, number of trials) or None."""
     index = 1 if key == "eps" else 0
     mine = by_trial(arm, seconds)
@@ -249,8 +250,8 @@ def render(results, metas, seconds, targets, img_prefix):
               "figure, one CPU each. \"vs best\": Pollen's branches over the best of libFuzzer "
               "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's. In the first table, a ratio of "
               "medians is followed by the paired one: the median of the per-trial ratios over the "
-              "trials every fuzzer compared ran under the same number (side by side on one "
-              "machine), and how many. libFuzzer runs with -fork=1, as "
+              "trials every fuzzer compared ran under the same number (on one machine; none when "
+              "the anchors are pooled), and how many. libFuzzer runs with -fork=1, as "
               "FuzzBench runs it, so that it goes on after a crash; its exec/s is executions over time, jobs' restarts "
               "included (bench/exec_speed.sh compares with libFuzzer in its default in-process mode).")
     md.append("")
@@ -351,7 +352,10 @@ def main(argv):
                 if not f["trials"]:
                     continue
                 if f["fuzzer"] in have and pool and f["fuzzer"] in OTHERS:
-                    f = summarize(f["fuzzer"], have[f["fuzzer"]]["runs"] + f["runs"], seconds)
+                    # Pooled trials come from several sessions: their names pair with nothing.
+                    runs = have[f["fuzzer"]]["runs"] + f["runs"]
+                    runs = [dict(r, trial=f"pooled {i}") for i, r in enumerate(runs)]
+                    f = summarize(f["fuzzer"], runs, seconds)
                 elif f["fuzzer"] in have:
                     continue
                 have[f["fuzzer"]] = f
