@@ -102,11 +102,11 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
 
   node::LiveCorpus corpus(store.value().get(), "local");
   std::vector<std::vector<uint32_t>> known;
-  std::vector<std::vector<uint8_t>> to_execute;
+  std::vector<node::StartupInput> to_execute;
   Status loaded = corpus.Load(trust_features, &known, &to_execute);
   if (!loaded.ok()) return UsageError(loaded.message());
   for (auto& s : seeds) {
-    if (!corpus.Contains(base::Sha1Hex(s.data(), s.size()))) to_execute.push_back(std::move(s));
+    if (!corpus.Contains(base::Sha1Hex(s.data(), s.size()))) to_execute.push_back({std::move(s)});
   }
 
   std::unique_ptr<node::CoordinatorObserver> observer;

@@ -32,12 +32,18 @@ const char kUsage[] =
 
 // The SHA-1s of the inputs in `dirs`, read as the session reads them (ReadCorpusDirs:
 // recursively); a directory that cannot be read is left to the session to report.
-std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs) {
+// The hashes of the inputs in `dirs`, and with a `max_len` (not 0) those of the ones longer
+// than it as the run truncates them: a seed kept that way is not a new unit either.
+std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs,
+                                         uint32_t max_len = 0) {
   std::unordered_set<std::string> hashes;
   std::vector<std::vector<uint8_t>> inputs;
   Status ignored = ReadCorpusDirs(dirs, &inputs);
   (void)ignored;
-  for (const auto& data : inputs) hashes.insert(base::Sha1Hex(data.data(), data.size()));
+  for (const auto& data : inputs) {
+    hashes.insert(base::Sha1Hex(data.data(), data.size()));
+    if (max_len != 0 && data.size() > max_len) hashes.insert(base::Sha1Hex(data.data(), max_len));
+  }
   return hashes;
 }
 
@@ -107,7 +113,8 @@ int LibFuzzerCommand(int argc, char** argv) {
   // first and are known, and what the others add to its coverage is written into it, as
   // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
   std::unordered_set<std::string> known =
-      HashesOf(merge ? std::vector<std::string>{run.output_corpus} : run.options.corpus_dirs);
+      merge ? HashesOf({run.output_corpus})
+            : HashesOf(run.options.corpus_dirs, run.options.max_len);
   std::optional<std::unordered_set<std::string>> merged_in;
   if (merge) {
     merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,
@@ -116,6 +123,7 @@ int LibFuzzerCommand(int argc, char** argv) {
     run.options.keep_going = true;
     run.options.minimize_share = 0;
     run.options.reduce_inputs = false;
+    run.options.keep_seed = false;  // only what adds coverage is merged
     run.options.time = 0;
     run.options.runs = 0;
   }

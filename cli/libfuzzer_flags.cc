@@ -177,7 +177,13 @@ const std::vector<FlagRule>& Rules() {
       {"entropic_number_of_rarest_features", false, "accepted, no effect", nullptr},
       {"entropic_scale_per_exec_time", false,
        "accepted, no effect (Pollen weighs speed by default)", nullptr},
-      {"keep_seed", false, "accepted, no effect", nullptr},
+      {"keep_seed", false,
+       "1 (Pollen's default; libFuzzer's is 0): every seed stays in the corpus, even one that "
+       "adds no coverage (--keep-seed); 0: only those that add coverage",
+       [](int64_t v, const std::string&, LibFuzzerRun* r) {
+         r->options.keep_seed = v != 0;
+         return Status::Ok();
+       }},
       {"cross_over", false, "accepted, no effect", nullptr},
       {"cross_over_uniform_dist", false, "accepted, no effect", nullptr},
       {"mutate_depth", false, "accepted, no effect", nullptr},

@@ -127,13 +127,15 @@ void Coordinator::PrintLibFuzzerStatus(const char* event, uint64_t runs, uint64_
                static_cast<unsigned long>(per_second), static_cast<unsigned long>(rss));
 }
 
-Result<FuzzSummary> Coordinator::Run(std::vector<std::vector<uint8_t>> seeds,
+Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
                                      std::vector<std::vector<uint32_t>> known_features) {
   start_ms_ = base::MonotonicMs();
   const std::string learned_path = LearnedDictionaryPath(options_.workdir);
   Status learned = LoadLearnedDictionary(learned_path, &learned_);
   if (!learned.ok()) spdlog::warn("ignoring the learned dictionary: {}", learned.message());
-  for (auto& s : seeds) to_execute_.push_back({std::move(s), ""});
+  for (auto& s : startup) {
+    to_execute_.push_back({std::move(s.data), "", options_.keep_seed && s.own});
+  }
   if (to_execute_.empty() && corpus_->size() == 0) to_execute_.push_back({});  // the empty input
 
   const uint32_t workers = WorkerCount(options_);

@@ -71,7 +71,7 @@ class Coordinator : public CorpusFeed {
   // Fuzzes until the time or run limit, Ctrl-C, the observer's StopRequested, or the first
   // failure (unless keep_going).
   // Errors are set-up problems (the target would not start).
-  Result<FuzzSummary> Run(std::vector<std::vector<uint8_t>> seeds,
+  Result<FuzzSummary> Run(std::vector<StartupInput> startup,
                           std::vector<std::vector<uint32_t>> known_features);
 
   // CorpusFeed: for the observer, during Run.
@@ -88,10 +88,11 @@ class Coordinator : public CorpusFeed {
  private:
   struct Slot;
   // An input to run as it is: a start-up input (origin empty) or one handed in by the
-  // observer.
+  // observer. `keep`: it joins the corpus whatever it covers (--keep-seed, StartupInput::own).
   struct PendingInput {
     std::vector<uint8_t> data;
     std::string origin;
+    bool keep = false;
   };
 
   Status StartSlot(Slot& slot);
@@ -112,9 +113,12 @@ class Coordinator : public CorpusFeed {
   bool Relaunch(Slot& slot);
   std::vector<uint8_t> RebuildInput(Slot& slot);
   void RecordFailure(const std::vector<uint8_t>& input, const Failure& failure);
+  // Adds the worker's input to the corpus if its features are new, or with `keep` (--keep-seed's
+  // start-up inputs) whatever they are unless it has none (the harness rejected it).
   void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
-                   const std::string& origin = "");
-  // Adds an input whose coverage is new to the corpus and the map and tells the observer;
+                   const std::string& origin = "", bool keep = false);
+  // Adds an input whose coverage is new (or a kept start-up input) to the corpus and the map
+  // and tells the observer;
   // whether it joined (false: a duplicate, or the store failed and the run stops).
   bool AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
                 uint64_t exec_time_us, std::string origin);

@@ -29,6 +29,7 @@ struct Coordinator::Slot {
   uint64_t request_start_us = 0;   // when the current request was sent
   size_t minimize_input_size = 0;  // size of the input being minimized
   std::string origin;              // of the input being executed as it is (PendingInput::origin)
+  bool keep = false;               // and whether it joins whatever it covers (PendingInput::keep)
   DriftCheck drift;                // kept across the slot's restarts
   bool stage = false;              // the fuzz request runs the entry's input-to-state stage
   uint64_t unit_max_runs = 0;      // of the fuzz request in flight

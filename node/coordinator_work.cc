@@ -48,6 +48,7 @@ void Coordinator::Dispatch(Slot& slot) {
     if (n > 0) std::memcpy(slot.proc->shm().raw(), input.data.data(), n);  // data() may be null
     h->raw_size = static_cast<uint32_t>(n);
     slot.origin = std::move(input.origin);
+    slot.keep = input.keep;
     slot.state = Slot::State::kExecute;
   } else {
     if (!baseline_done_) {
@@ -141,11 +142,12 @@ void Coordinator::Dispatch(Slot& slot) {
 }
 
 void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
-                              const std::string& origin) {
+                              const std::string& origin, bool keep) {
   engine::WorkerShmHeader* h = slot.proc->shm().header();
   uint32_t n = std::min(h->feature_count, h->max_features);
   const uint32_t* features = slot.proc->shm().features();
-  if (coverage_->CountNew(features, n) == 0) return;  // someone else was first
+  // A kept input joins whatever it covers, unless the harness rejected it (-1: no features).
+  if (!(keep && n > 0) && coverage_->CountNew(features, n) == 0) return;  // nothing new
   AddEntry(std::vector<uint8_t>(data, data + size), features, n, exec_time_us, origin);
 }
 
@@ -166,7 +168,7 @@ bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, 
   bool added = corpus_->size() > before;
   if (added) length_.OnNewEntry(TotalRuns());
   if (added && observer_ != nullptr) observer_->OnEntryAdded(corpus_->entry(corpus_->size() - 1));
-  PrintStatus(event);
+  if (added) PrintStatus(event);  // a duplicate (a seed given twice) is not announced
   return added;
 }
 
@@ -205,7 +207,9 @@ void Coordinator::HandleMessage(Slot& slot, const engine::FrameWords& words) {
     slot.state = Slot::State::kIdle;
     size_t size =
         std::min<size_t>(slot.proc->shm().header()->raw_size, slot.proc->shm().header()->max_input);
-    AcceptInput(slot, slot.proc->shm().raw(), size, r->exec_time_us, slot.origin);
+    // With --keep-seed a start-up input of this node's own joins the corpus even when it adds
+    // nothing: one seed's features may hide what its mutants reach.
+    AcceptInput(slot, slot.proc->shm().raw(), size, r->exec_time_us, slot.origin, slot.keep);
   } else {
     spdlog::warn("worker {} sent an unexpected message; restarting it", slot.proc->pid());
     slot.proc->Kill();

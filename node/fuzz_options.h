@@ -59,6 +59,10 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(bool, reduce_inputs, true,                                                                   \
     "replace a corpus entry by a shorter mutant with every feature no smaller entry has "        \
     "(libFuzzer's -reduce_inputs)")                                                              \
+  X(bool, keep_seed, true,                                                                       \
+    "keep every seed (and every stored entry of this node's own that runs again) in the "        \
+    "corpus, even one that adds no coverage, unless the harness rejects it (libFuzzer's "        \
+    "-keep_seed=1, AFL++'s queue)")                                                              \
   X(bool, speed_weight, true,                                                                    \
     "choose corpus entries whose mutants run fast more often, slow ones less (AFL++'s "          \
     "performance score; libFuzzer's -entropic_scale_per_exec_time)")                             \

@@ -35,7 +35,7 @@ void LiveCorpus::Insert(CorpusEntry entry) {
 }
 
 Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
-                        std::vector<std::vector<uint8_t>>* to_execute) {
+                        std::vector<StartupInput>* to_execute) {
   if (store_ == nullptr) return Status::Ok();
   std::vector<std::pair<std::string, storage::EntryMeta>> metas;
   Status st = store_->ForEachEntry([&](std::string_view hash, const storage::EntryMeta& meta) {
@@ -52,7 +52,8 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
                     std::move(meta.origin)};
       Insert(std::move(e));
     } else {
-      to_execute->push_back(std::move(input).value());
+      const bool own = meta.origin.empty() || meta.origin == origin_;
+      to_execute->push_back({std::move(input).value(), own});
     }
   }
   return Status::Ok();

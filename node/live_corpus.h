@@ -23,6 +23,14 @@ struct CorpusEntry {
   std::string origin;  // who found it (EntryMeta::origin): the corpus's own, or a peer's
 };
 
+// An input to run before fuzzing starts: a seed, or a stored entry whose features this build
+// has not measured. `own`: a seed, or an entry the corpus's own origin found (not a peer's or
+// the controller's): what --keep-seed keeps whatever it covers.
+struct StartupInput {
+  std::vector<uint8_t> data;
+  bool own = true;
+};
+
 class LiveCorpus {
  public:
   // `store` may be null (nothing persisted); it must outlive the corpus.
@@ -32,7 +40,7 @@ class LiveCorpus {
   // corpus directly (their features are returned through `known`, to seed the coverage
   // map); the others are returned in `to_execute`.
   Status Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
-              std::vector<std::vector<uint8_t>>* to_execute);
+              std::vector<StartupInput>* to_execute);
 
   bool Contains(const std::string& hash) const { return index_.count(hash) != 0; }
 

@@ -52,12 +52,31 @@ TEST_F(LiveCorpusTest, ReplaceSwapsAnEntryForAShorterOneWithWhatItOwns) {
   ASSERT_TRUE(corpus.Flush().ok());
   LiveCorpus reloaded(store_.get(), "local");
   std::vector<std::vector<uint32_t>> known;
-  std::vector<std::vector<uint8_t>> to_execute;
+  std::vector<StartupInput> to_execute;
   ASSERT_TRUE(reloaded.Load(true, &known, &to_execute).ok());
   EXPECT_TRUE(to_execute.empty());
   ASSERT_EQ(reloaded.size(), 2u);
   EXPECT_EQ(reloaded.total_bytes(), 7u);
   EXPECT_FALSE(reloaded.Contains(old_hash));
+}
+
+// Entries whose features are not trusted (another build's) run again at start-up; those
+// the corpus's own origin found are its own (--keep-seed keeps them), a peer's are not.
+TEST_F(LiveCorpusTest, UntrustedEntriesRunAgainAndSayWhoseTheyAre) {
+  LiveCorpus corpus(store_.get(), "local");
+  ASSERT_TRUE(corpus.Add(Bytes("mine"), {1}, 0).ok());
+  ASSERT_TRUE(corpus.Add(Bytes("theirs"), {2}, 0, "peer:n2").ok());
+  ASSERT_TRUE(corpus.Flush().ok());
+  LiveCorpus reloaded(store_.get(), "local");
+  std::vector<std::vector<uint32_t>> known;
+  std::vector<StartupInput> to_execute;
+  ASSERT_TRUE(reloaded.Load(false, &known, &to_execute).ok());
+  EXPECT_TRUE(known.empty());
+  EXPECT_EQ(reloaded.size(), 0u);
+  ASSERT_EQ(to_execute.size(), 2u);
+  for (const StartupInput& in : to_execute) {
+    EXPECT_EQ(in.own, in.data == Bytes("mine")) << std::string(in.data.begin(), in.data.end());
+  }
 }
 
 TEST_F(LiveCorpusTest, ReplaceRefusesWhatWouldLoseCoverageOrNotShrink) {

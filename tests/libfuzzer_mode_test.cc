@@ -109,6 +109,24 @@ TEST(LibFuzzerModeTest, RunsLimitHelpAndMinimizeCrash) {
   EXPECT_LT(ReadFile(dir + "/min").size(), 203u) << minimized.output;
 }
 
+// Three seeds that take the same path: with -keep_seed=0 the corpus keeps the first only;
+// with -keep_seed=1, and by default (Pollen's default, not libFuzzer's), all three. (A merge
+// ignores it: MergeCopiesWhatAddsCoverageAndSkipsCrashes runs with the default.)
+TEST(LibFuzzerModeTest, KeepSeedKeepsSeedsThatAddNothing) {
+  std::string dir = MakeTempDir();
+  for (const char* name : {"a", "b", "c"}) WriteFile(dir + "/" + name, std::string("x") + name);
+  const std::pair<std::string, long> cases[] = {
+      {"-keep_seed=0", 1}, {"-keep_seed=1", 3}, {"-use_value_profile=0", 3}};
+  for (const auto& [flag, expected] : cases) {
+    CommandResult r = RunCommand(
+        {Example("shallow_crash"), "-runs=0", "-use_value_profile=0", flag, dir}, 120, PollenEnv());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(NumberAfter(r.output, "INITED cov: [0-9]+ ft: [0-9]+ corp: ([0-9]+)/"), expected)
+        << flag << "\n"
+        << r.output;
+  }
+}
+
 // ClusterFuzz's corpus pruning merges the corpus into a new directory with -merge=1 (and a
 // control file, which Pollen does without). What adds coverage to the first directory is
 // copied into it; a duplicate and a crashing input are not, and the run exits 0.

@@ -1,7 +1,8 @@
 // A harness that returns -1 rejects its input (libFuzzer's contract): the input never joins
 // the corpus, however much new coverage it brought. The target (tests/targets/rejecting.cc)
 // rejects every input that starts with 'R' and accepts those that start with 'K', both
-// behind branches of their own; seeds of both kinds start the run.
+// behind branches of their own; seeds of both kinds start the run (--keep-seed, on by
+// default, keeps every seed but a rejected one).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
