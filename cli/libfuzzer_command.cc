@@ -31,15 +31,17 @@ const char kUsage[] =
     "linked with libpollen_fuzzer.a runs this itself when given directories or no path.\n";
 
 // The SHA-1s of the inputs in `dirs`, read as the session reads them (ReadCorpusDirs:
-// recursively); a directory that cannot be read is left to the session to report.
-// The hashes of the inputs in `dirs`, and with a `max_len` (not 0) those of the ones longer
-// than it as the run truncates them: a seed kept that way is not a new unit either.
+// recursively); a directory that cannot be read is left to the session to report. With
+// `truncated`, also those of the inputs longer than the session's max_len (the requested
+// one, or the default ChooseMaxLen makes of 0) cut to it: a seed kept that way is not a new
+// unit either.
 std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs,
-                                         uint32_t max_len = 0) {
+                                         bool truncated = false, uint32_t requested_max_len = 0) {
   std::unordered_set<std::string> hashes;
   std::vector<std::vector<uint8_t>> inputs;
   Status ignored = ReadCorpusDirs(dirs, &inputs);
   (void)ignored;
+  const uint32_t max_len = truncated ? ChooseMaxLen(requested_max_len, inputs) : 0;
   for (const auto& data : inputs) {
     hashes.insert(base::Sha1Hex(data.data(), data.size()));
     if (max_len != 0 && data.size() > max_len) hashes.insert(base::Sha1Hex(data.data(), max_len));
@@ -114,7 +116,7 @@ int LibFuzzerCommand(int argc, char** argv) {
   // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
   std::unordered_set<std::string> known =
       merge ? HashesOf({run.output_corpus})
-            : HashesOf(run.options.corpus_dirs, run.options.max_len);
+            : HashesOf(run.options.corpus_dirs, /*truncated=*/true, run.options.max_len);
   std::optional<std::unordered_set<std::string>> merged_in;
   if (merge) {
     merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,

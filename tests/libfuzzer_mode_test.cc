@@ -127,6 +127,18 @@ TEST(LibFuzzerModeTest, KeepSeedKeepsSeedsThatAddNothing) {
   }
 }
 
+// A seed longer than -max_len runs cut to it and is kept so; the cut copy is the seed, not a
+// new unit, and is not written into the output corpus.
+TEST(LibFuzzerModeTest, ASeedCutToMaxLenIsNotWrittenBack) {
+  std::string dir = MakeTempDir();
+  WriteFile(dir + "/long", std::string(100, 'x'));
+  CommandResult r =
+      RunCommand({Example("shallow_crash"), "-runs=0", "-max_len=10", dir}, 120, PollenEnv());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("corp: 1/10b")) << r.output;
+  EXPECT_EQ(ListVisibleFiles(dir).size(), 1u) << r.output;
+}
+
 // ClusterFuzz's corpus pruning merges the corpus into a new directory with -merge=1 (and a
 // control file, which Pollen does without). What adds coverage to the first directory is
 // copied into it; a duplicate and a crashing input are not, and the run exits 0.
