@@ -48,8 +48,8 @@ class LiveCorpus {
   const CorpusEntry* Find(const std::string& hash) const;
 
   // Adds an entry whose coverage the caller found new, or a start-up input it keeps
-  // (--keep-seed); persists it first. `features` need
-  // not be sorted. `origin` is recorded with it; empty: the origin the corpus was made with.
+  // (--keep-seed); persists it first. `features` need not be sorted. `origin` is recorded
+  // with it; empty: the origin the corpus was made with.
   // Duplicates (same content) are ignored and reported as ok.
   Status Add(std::vector<uint8_t> data, std::vector<uint32_t> features, uint64_t exec_time_us,
              std::string origin = "");

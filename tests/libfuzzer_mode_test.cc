@@ -115,6 +115,7 @@ TEST(LibFuzzerModeTest, RunsLimitHelpAndMinimizeCrash) {
 TEST(LibFuzzerModeTest, KeepSeedKeepsSeedsThatAddNothing) {
   std::string dir = MakeTempDir();
   for (const char* name : {"a", "b", "c"}) WriteFile(dir + "/" + name, std::string("x") + name);
+  // The third case repeats a flag already given, so that it passes no -keep_seed: the default.
   const std::pair<std::string, long> cases[] = {
       {"-keep_seed=0", 1}, {"-keep_seed=1", 3}, {"-use_value_profile=0", 3}};
   for (const auto& [flag, expected] : cases) {
