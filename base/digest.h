@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace pollen::base {
 
@@ -25,6 +26,8 @@ struct DigestHasher {
     return v;
   }
 };
+
+using DigestSet = std::unordered_set<Digest, DigestHasher>;
 
 // 40 lowercase hex digits (libFuzzer's file names).
 std::string DigestHex(const Digest& d);

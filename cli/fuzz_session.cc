@@ -106,7 +106,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
   Status loaded = corpus.Load(trust_features, &known, &to_execute);
   if (!loaded.ok()) return UsageError(loaded.message());
   for (auto& s : seeds) {
-    if (!corpus.Contains(base::Sha1Hex(s.data(), s.size()))) to_execute.push_back({std::move(s)});
+    if (!corpus.Contains(base::Sha1(s.data(), s.size()))) to_execute.push_back({std::move(s)});
   }
 
   std::unique_ptr<node::CoordinatorObserver> observer;

@@ -35,16 +35,16 @@ const char kUsage[] =
 // `truncated`, also those of the inputs longer than the session's max_len (the requested
 // one, or the default ChooseMaxLen makes of 0) cut to it: a seed kept that way is not a new
 // unit either.
-std::unordered_set<std::string> HashesOf(const std::vector<std::string>& dirs,
-                                         bool truncated = false, uint32_t requested_max_len = 0) {
-  std::unordered_set<std::string> hashes;
+base::DigestSet HashesOf(const std::vector<std::string>& dirs, bool truncated = false,
+                         uint32_t requested_max_len = 0) {
+  base::DigestSet hashes;
   std::vector<std::vector<uint8_t>> inputs;
   Status ignored = ReadCorpusDirs(dirs, &inputs);
   (void)ignored;
   const uint32_t max_len = truncated ? ChooseMaxLen(requested_max_len, inputs) : 0;
   for (const auto& data : inputs) {
-    hashes.insert(base::Sha1Hex(data.data(), data.size()));
-    if (max_len != 0 && data.size() > max_len) hashes.insert(base::Sha1Hex(data.data(), max_len));
+    hashes.insert(base::Sha1(data.data(), data.size()));
+    if (max_len != 0 && data.size() > max_len) hashes.insert(base::Sha1(data.data(), max_len));
   }
   return hashes;
 }
@@ -114,10 +114,10 @@ int LibFuzzerCommand(int argc, char** argv) {
   // A merge is a session that runs the seeds and stops: the first directory's inputs run
   // first and are known, and what the others add to its coverage is written into it, as
   // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
-  std::unordered_set<std::string> known =
+  base::DigestSet known =
       merge ? HashesOf({run.output_corpus})
             : HashesOf(run.options.corpus_dirs, /*truncated=*/true, run.options.max_len);
-  std::optional<std::unordered_set<std::string>> merged_in;
+  std::optional<base::DigestSet> merged_in;
   if (merge) {
     merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,
                                                   run.options.corpus_dirs.end()));

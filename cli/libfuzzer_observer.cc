@@ -38,9 +38,8 @@ std::string Base64(const std::vector<uint8_t>& data) {
 
 }  // namespace
 
-LibFuzzerObserver::LibFuzzerObserver(const LibFuzzerRun& run, std::unordered_set<std::string> known,
-                                     LibFuzzerOutcome* outcome,
-                                     std::optional<std::unordered_set<std::string>> only)
+LibFuzzerObserver::LibFuzzerObserver(const LibFuzzerRun& run, base::DigestSet known,
+                                     LibFuzzerOutcome* outcome, std::optional<base::DigestSet> only)
     : run_(run), known_(std::move(known)), only_(std::move(only)), outcome_(outcome) {}
 
 void LibFuzzerObserver::OnStart(node::CorpusFeed&) {

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/digest.h"
 #include "cli/libfuzzer_flags.h"
 #include "node/coordinator_observer.h"
 
@@ -37,9 +38,8 @@ class LibFuzzerObserver : public node::CoordinatorObserver {
   // corpus: the seeds, which libFuzzer does not write back either. A merge sets `only`: the
   // inputs of the directories merged in, the only ones that may be written (not a mutant
   // that ran after them). `run` and `outcome` must outlive the observer.
-  LibFuzzerObserver(const LibFuzzerRun& run, std::unordered_set<std::string> known,
-                    LibFuzzerOutcome* outcome,
-                    std::optional<std::unordered_set<std::string>> only = std::nullopt);
+  LibFuzzerObserver(const LibFuzzerRun& run, base::DigestSet known, LibFuzzerOutcome* outcome,
+                    std::optional<base::DigestSet> only = std::nullopt);
 
   void OnStart(node::CorpusFeed& feed) override;
   void OnTurn(node::CorpusFeed&) override {}
@@ -50,8 +50,8 @@ class LibFuzzerObserver : public node::CoordinatorObserver {
 
  private:
   const LibFuzzerRun& run_;
-  std::unordered_set<std::string> known_;
-  std::optional<std::unordered_set<std::string>> only_;
+  base::DigestSet known_;
+  std::optional<base::DigestSet> only_;
   LibFuzzerOutcome* outcome_;
   std::unordered_set<uint32_t> seen_features_;  // of every entry so far
   bool write_failed_ = false;

@@ -8,26 +8,29 @@
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 #include "storage/rocks_logger.h"
+#include "storage/rocks_util.h"
 #include "storage/store_path.h"
 
 namespace pollen::controller {
 namespace {
 
-rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+using storage::ToSlice;
 
+// As storage::FromRocks, for the registry: the same classes (storage::RocksCode), its own words.
 Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_view doing) {
-  std::string what = s.ToString();
-  if (s.IsIOError() && what.find("lock") != std::string::npos) {
-    return Status::Error("registry " + path +
-                         " is locked by another pollen controller (one controller per --data "
-                         "directory): " +
-                         what);
+  const std::string what = s.ToString();
+  const StatusCode code = storage::RocksCode(s);
+  if (storage::IsLockHeld(s)) {
+    return Status::Error(code, "registry " + path +
+                                   " is locked by another pollen controller (one controller "
+                                   "per --data directory): " +
+                                   what);
   }
   if (s.IsCorruption()) {
-    return Status::Error("registry " + path + " is corrupted (" + std::string(doing) +
-                         "): " + what);
+    return Status::Error(
+        code, "registry " + path + " is corrupted (" + std::string(doing) + "): " + what);
   }
-  return Status::Error("registry " + path + ": " + std::string(doing) + ": " + what);
+  return Status::Error(code, "registry " + path + ": " + std::string(doing) + ": " + what);
 }
 
 }  // namespace

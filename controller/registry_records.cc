@@ -26,8 +26,8 @@ std::string Encode(Fill fill) {
 template <typename Schema, typename T, typename Read>
 Result<T> Decode(std::string_view bytes, const char* what, Read read) {
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0) {
-    return Status::Error(std::string("not a ") + what + " record (" + std::to_string(bytes.size()) +
-                         " bytes)");
+    return Status::Error(StatusCode::kInvalid, std::string("not a ") + what + " record (" +
+                                                   std::to_string(bytes.size()) + " bytes)");
   }
   std::vector<capnp::word> words(bytes.size() / sizeof(capnp::word));
   std::memcpy(words.data(), bytes.data(), bytes.size());
@@ -38,7 +38,8 @@ Result<T> Decode(std::string_view bytes, const char* what, Read read) {
     capnp::FlatArrayMessageReader reader(kj::arrayPtr(words.data(), words.size()), options);
     return read(reader.getRoot<Schema>());
   } catch (const kj::Exception& e) {
-    return Status::Error(std::string("not a ") + what + " record: " + e.getDescription().cStr());
+    return Status::Error(StatusCode::kInvalid,
+                         std::string("not a ") + what + " record: " + e.getDescription().cStr());
   }
 }
 

@@ -96,6 +96,7 @@ TEST(RegistryDbTest, ASecondControllerOnTheSameRegistryIsToldItIsLocked) {
   EXPECT_NE(second.status().message().find("locked by another pollen controller"),
             std::string::npos)
       << second.status().message();
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
 }
 
 TEST(RegistryDbTest, ADamagedRecordIsAnErrorNamingItsKey) {

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "net/curve_keys.h"
+#include "net/zmq_status.h"
 
 namespace pollen::net {
 namespace {
@@ -22,11 +23,9 @@ Result<std::unique_ptr<ZapHandler>> ZapHandler::Start(zmq::context_t& context,
   if (!keys.ok()) return keys.status();
   std::unique_ptr<ZapHandler> handler(
       new ZapHandler(context, std::move(authorized_dir), std::move(keys.value())));
-  try {
-    handler->socket_.bind(kZapEndpoint);
-  } catch (const zmq::error_t& e) {
-    return Status::Error(std::string("cannot start the ZAP handler: ") + e.what());
-  }
+  Status bound =
+      ZmqCall("cannot start the ZAP handler", [&] { handler->socket_.bind(kZapEndpoint); });
+  if (!bound.ok()) return bound;
   handler->last_reload_ms_ = base::MonotonicMs();
   return handler;
 }

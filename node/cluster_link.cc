@@ -55,10 +55,8 @@ void ClusterLink::OnStart(CorpusFeed& feed) {
       pending_delta_.push_back(f);
     }
     if (IsPeerOrigin(e.origin)) continue;
-    if (auto hash = base::ParseDigestHex(e.hash)) {
-      own_hashes_.Add(*hash);
-      own++;
-    }
+    own_hashes_.Add(e.hash);
+    own++;
   }
   next_delta_ms_ = start_ms_;
   next_digest_ms_ = start_ms_ + options_.digest_interval_ms;
@@ -93,9 +91,7 @@ void ClusterLink::OnEntryAdded(const CorpusEntry& entry) {
     cluster_known_->Add(features.data(), features.size());
     return;
   }
-  std::optional<base::Digest> hash = base::ParseDigestHex(entry.hash);
-  POLLEN_CHECK(hash.has_value());  // the corpus names entries by their SHA-1
-  own_hashes_.Add(*hash);
+  own_hashes_.Add(entry.hash);
   for (uint32_t f : features) {
     if (announced_->Contains(f)) continue;
     announced_->Add(&f, 1);
@@ -106,7 +102,7 @@ void ClusterLink::OnEntryAdded(const CorpusEntry& entry) {
     return;
   }
   cluster_known_->Add(features.data(), features.size());
-  if (Publish(broker::NewInput{*hash, entry.data, features})) counters_.inputs_published++;
+  if (Publish(broker::NewInput{entry.hash, entry.data, features})) counters_.inputs_published++;
 }
 
 void ClusterLink::OnNewFailure(const Failure& failure, const std::vector<uint8_t>& input) {
@@ -172,7 +168,7 @@ void ClusterLink::ReceiveInput(const std::string& origin, broker::NewInput& inpu
                                CorpusFeed& feed) {
   bool in_range = InRange(input.features);
   if (in_range) cluster_known_->Add(input.features.data(), input.features.size());
-  if (feed.corpus().Contains(base::DigestHex(input.hash))) {
+  if (feed.corpus().Contains(input.hash)) {
     counters_.inputs_held++;
     return;
   }
@@ -199,7 +195,7 @@ void ClusterLink::ReceiveDigest(const std::string& origin, const broker::CorpusD
   if (digest.hashes.empty()) return;
   broker::MissingRequest request;
   for (const base::Digest& h : client_->Unseen(digest.hashes)) {
-    if (!feed.corpus().Contains(base::DigestHex(h))) request.hashes.push_back(h);
+    if (!feed.corpus().Contains(h)) request.hashes.push_back(h);
   }
   if (request.hashes.empty()) return;
   size_t n = request.hashes.size();
@@ -209,7 +205,7 @@ void ClusterLink::ReceiveDigest(const std::string& origin, const broker::CorpusD
 void ClusterLink::AnswerRequest(const std::string& origin, const broker::MissingRequest& request,
                                 const CorpusFeed& feed) {
   for (const base::Digest& h : request.hashes) {
-    const CorpusEntry* entry = feed.corpus().Find(base::DigestHex(h));
+    const CorpusEntry* entry = feed.corpus().Find(h);
     if (entry == nullptr) continue;  // never had it, or asked of the wrong node
     if (Publish(broker::NewInput{h, entry->data, entry->features}, origin)) {
       counters_.inputs_replied++;

@@ -111,10 +111,8 @@ void ControllerLink::OnEntryAdded(const CorpusEntry& entry) {
 }
 
 bool ControllerLink::QueueEntry(const CorpusEntry& entry, bool live) {
-  std::optional<base::Digest> hash = base::ParseDigestHex(entry.hash);
-  POLLEN_CHECK(hash.has_value());  // the corpus names entries by their SHA-1
   controller::InputEntry input;
-  input.hash = *hash;
+  input.hash = entry.hash;
   input.bytes = entry.data;
   input.features = entry.features;  // ascending (LiveCorpus sorts them)
   input.features.erase(std::unique(input.features.begin(), input.features.end()),
@@ -170,7 +168,7 @@ void ControllerLink::DrainFetched(CorpusFeed& feed) {
   const uint64_t counters = feed.coverage().num_counters();
   for (size_t budget = options_.fetched_per_turn; budget > 0 && !fetched_.empty(); budget--) {
     FetchedInput& in = fetched_.front();
-    if (feed.corpus().Contains(base::Sha1Hex(in.bytes.data(), in.bytes.size()))) {
+    if (feed.corpus().Contains(base::Sha1(in.bytes.data(), in.bytes.size()))) {
       counters_.fetched_held++;
     } else if (!in.features.empty() && engine::FeatureCounter(in.features.back()) < counters &&
                in.bytes.size() <= feed.max_len()) {

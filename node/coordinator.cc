@@ -87,7 +87,7 @@ void Coordinator::ExecuteInput(std::vector<uint8_t> input, std::string origin) {
 
 bool Coordinator::OfferEntry(std::vector<uint8_t> input, std::vector<uint32_t> features,
                              std::string origin) {
-  if (corpus_->Contains(base::Sha1Hex(input.data(), input.size()))) return false;
+  if (corpus_->Contains(base::Sha1(input.data(), input.size()))) return false;
   if (coverage_->CountNew(features.data(), features.size()) == 0) return false;
   return AddEntry(std::move(input), features.data(), features.size(), 0, std::move(origin));
 }

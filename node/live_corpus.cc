@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "base/clock.h"
+#include "base/digest.h"
 #include "base/sha1.h"
 
 namespace pollen::node {
@@ -43,12 +45,19 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
     return true;
   });
   if (!st.ok()) return st;
-  for (auto& [hash, meta] : metas) {
-    auto input = store_->GetInput(hash);
+  for (auto& [hex, meta] : metas) {
+    auto input = store_->GetInput(hex);
     if (!input.ok()) return input.status();
     if (trust_features && !meta.features.empty()) {
+      // The stores name entries by the hex of their SHA-1 (storage/corpus_store.h).
+      std::optional<base::Digest> hash = base::ParseDigestHex(hex);
+      if (!hash) {
+        return Status::Error(
+            StatusCode::kInvalid,
+            "the corpus store has an entry not named by a SHA-1: '" + hex.substr(0, 64) + "'");
+      }
       known->push_back(meta.features);
-      CorpusEntry e{hash, std::move(input).value(), std::move(meta.features),
+      CorpusEntry e{*hash, std::move(input).value(), std::move(meta.features),
                     std::move(meta.origin)};
       Insert(std::move(e));
     } else {
@@ -59,24 +68,24 @@ Status LiveCorpus::Load(bool trust_features, std::vector<std::vector<uint32_t>>*
   return Status::Ok();
 }
 
-const CorpusEntry* LiveCorpus::Find(const std::string& hash) const {
+const CorpusEntry* LiveCorpus::Find(const base::Digest& hash) const {
   auto it = index_.find(hash);
   return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 Status LiveCorpus::Add(std::vector<uint8_t> data, std::vector<uint32_t> features,
                        uint64_t exec_time_us, std::string origin) {
-  std::string hash = base::Sha1Hex(data.data(), data.size());
+  const base::Digest hash = base::Sha1(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
   if (origin.empty()) origin = origin_;
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
   if (store_ != nullptr) {
-    Status st = store_->PutEntry(hash, data.data(), data.size(),
+    Status st = store_->PutEntry(base::DigestHex(hash), data.data(), data.size(),
                                  NewMeta(data.size(), features, exec_time_us, origin));
     if (!st.ok()) return st;
   }
-  Insert(CorpusEntry{std::move(hash), std::move(data), std::move(features), std::move(origin)});
+  Insert(CorpusEntry{hash, std::move(data), std::move(features), std::move(origin)});
   return Status::Ok();
 }
 
@@ -85,7 +94,7 @@ Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint
   *replaced = false;
   CorpusEntry& old = entries_[i];
   if (data.size() >= old.data.size()) return Status::Ok();
-  std::string hash = base::Sha1Hex(data.data(), data.size());
+  const base::Digest hash = base::Sha1(data.data(), data.size());
   if (Contains(hash)) return Status::Ok();
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
@@ -94,10 +103,10 @@ Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint
     if (!std::binary_search(features.begin(), features.end(), f)) return Status::Ok();
   }
   if (store_ != nullptr) {
-    Status st = store_->PutEntry(hash, data.data(), data.size(),
+    Status st = store_->PutEntry(base::DigestHex(hash), data.data(), data.size(),
                                  NewMeta(data.size(), features, 0, old.origin));
     if (!st.ok()) return st;
-    st = store_->DeleteEntry(old.hash);
+    st = store_->DeleteEntry(base::DigestHex(old.hash));
     if (!st.ok()) return st;
   }
   bool owned_kept = owners_.Replace(static_cast<uint32_t>(i), static_cast<uint32_t>(data.size()),
@@ -108,7 +117,7 @@ Status LiveCorpus::Replace(size_t i, std::vector<uint8_t> data, std::vector<uint
   index_.emplace(hash, i);
   total_bytes_ -= old.data.size();
   total_bytes_ += data.size();
-  old.hash = std::move(hash);
+  old.hash = hash;
   old.data = std::move(data);
   old.features = std::move(features);
   *replaced = true;

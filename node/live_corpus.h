@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/digest.h"
 #include "base/status.h"
 #include "engine/feature_owners.h"
 #include "engine/rng.h"
@@ -17,7 +18,7 @@
 namespace pollen::node {
 
 struct CorpusEntry {
-  std::string hash;  // SHA-1, hex
+  base::Digest hash{};  // SHA-1 of data
   std::vector<uint8_t> data;
   std::vector<uint32_t> features;  // sorted
   std::string origin;  // who found it (EntryMeta::origin): the corpus's own, or a peer's
@@ -42,10 +43,10 @@ class LiveCorpus {
   Status Load(bool trust_features, std::vector<std::vector<uint32_t>>* known,
               std::vector<StartupInput>* to_execute);
 
-  bool Contains(const std::string& hash) const { return index_.count(hash) != 0; }
+  bool Contains(const base::Digest& hash) const { return index_.count(hash) != 0; }
 
-  // The entry with this hash (hex), or null.
-  const CorpusEntry* Find(const std::string& hash) const;
+  // The entry with this hash, or null.
+  const CorpusEntry* Find(const base::Digest& hash) const;
 
   // Adds an entry whose coverage the caller found new, or a start-up input it keeps
   // (--keep-seed); persists it first. `features` need not be sorted. `origin` is recorded
@@ -87,7 +88,7 @@ class LiveCorpus {
   storage::CorpusStore* store_;
   std::string origin_;
   std::vector<CorpusEntry> entries_;
-  std::unordered_map<std::string, size_t> index_;  // hash -> position in entries_
+  std::unordered_map<base::Digest, size_t, base::DigestHasher> index_;  // -> place in entries_
   uint64_t total_bytes_ = 0;
   engine::Scheduler scheduler_;
   engine::FeatureOwners owners_;

@@ -34,7 +34,7 @@ TEST_F(LiveCorpusTest, ReplaceSwapsAnEntryForAShorterOneWithWhatItOwns) {
   ASSERT_TRUE(corpus.Add(Bytes("aaaa"), {1, 2}, 0).ok());
   ASSERT_TRUE(corpus.Add(Bytes("bbbbbbbbbb"), {2, 3, 9}, 0).ok());  // owns 3 and 9
   EXPECT_EQ(corpus.Owned(1), (std::vector<uint32_t>{3, 9}));
-  const std::string old_hash = corpus.entry(1).hash;
+  const base::Digest old_hash = corpus.entry(1).hash;
 
   bool replaced = false;
   ASSERT_TRUE(corpus.Replace(1, Bytes("ccc"), {9, 3}, &replaced).ok());
@@ -44,7 +44,8 @@ TEST_F(LiveCorpusTest, ReplaceSwapsAnEntryForAShorterOneWithWhatItOwns) {
   EXPECT_EQ(corpus.entry(1).origin, "local");
   EXPECT_EQ(corpus.total_bytes(), 4u + 3u);
   EXPECT_FALSE(corpus.Contains(old_hash));
-  EXPECT_TRUE(corpus.Contains(base::Sha1Hex(corpus.entry(1).data.data(), 3)));
+  EXPECT_TRUE(corpus.Contains(base::Sha1(corpus.entry(1).data.data(), 3)));
+  EXPECT_EQ(corpus.entry(1).hash, base::Sha1(corpus.entry(1).data.data(), 3));
   // Entry 0 owns what it owned; entry 1, now smaller than it, took nothing it lacks.
   EXPECT_EQ(corpus.Owned(0), (std::vector<uint32_t>{1, 2}));
 
@@ -83,8 +84,8 @@ TEST_F(LiveCorpusTest, ReplaceRefusesWhatWouldLoseCoverageOrNotShrink) {
   LiveCorpus corpus(store_.get(), "local");
   ASSERT_TRUE(corpus.Add(Bytes("aaaa"), {1, 2}, 0).ok());
   ASSERT_TRUE(corpus.Add(Bytes("bbbbbbbbbb"), {2, 3, 9}, 0).ok());
-  const std::string hash0 = corpus.entry(0).hash;
-  const std::string hash1 = corpus.entry(1).hash;
+  const base::Digest hash0 = corpus.entry(0).hash;
+  const base::Digest hash1 = corpus.entry(1).hash;
   bool replaced = true;
   // Missing 9, which only entry 1 has.
   ASSERT_TRUE(corpus.Replace(1, Bytes("c"), {2, 3}, &replaced).ok());
@@ -101,7 +102,7 @@ TEST_F(LiveCorpusTest, ReplaceRefusesWhatWouldLoseCoverageOrNotShrink) {
   size_t stored = 0;
   ASSERT_TRUE(store_
                   ->ForEachEntry([&](std::string_view h, const storage::EntryMeta&) {
-                    EXPECT_TRUE(h == hash0 || h == hash1) << h;
+                    EXPECT_TRUE(h == base::DigestHex(hash0) || h == base::DigestHex(hash1)) << h;
                     stored++;
                     return true;
                   })

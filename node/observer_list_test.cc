@@ -14,7 +14,9 @@ class RecordingObserver : public CoordinatorObserver {
 
   void OnStart(CorpusFeed&) override { log_->push_back(name_ + ".start"); }
   void OnTurn(CorpusFeed&) override { log_->push_back(name_ + ".turn"); }
-  void OnEntryAdded(const CorpusEntry& e) override { log_->push_back(name_ + ".entry " + e.hash); }
+  void OnEntryAdded(const CorpusEntry& e) override {
+    log_->push_back(name_ + ".entry " + e.origin);
+  }
   void OnNewFailure(const Failure& f, const std::vector<uint8_t>&) override {
     log_->push_back(name_ + ".failure " + f.signature);
   }
@@ -60,7 +62,7 @@ TEST(ObserverListTest, ForwardsEveryCallInOrderAndStopsWhenAnyObserverAsks) {
 
   NullFeed feed;
   CorpusEntry entry;
-  entry.hash = "h1";
+  entry.origin = "h1";
   Failure failure;
   failure.signature = "s1";
   list.OnStart(feed);

@@ -64,8 +64,9 @@ Result<FromWorker> DecodeFromWorker(const engine::FrameWords& words) {
   try {
     return Decode(words);
   } catch (const kj::Exception& e) {
-    return Status::Error("a malformed worker message (" +
-                         std::string(e.getDescription().cStr()).substr(0, 200) + ")");
+    return Status::Error(StatusCode::kInvalid,
+                         "a malformed worker message (" +
+                             std::string(e.getDescription().cStr()).substr(0, 200) + ")");
   }
 }
 

@@ -24,25 +24,45 @@ std::string PrintableKey(std::string_view key) {
   return hex;
 }
 
+bool IsLockHeld(const rocksdb::Status& s) {
+  // RocksDB reports a held LOCK file as an IO error, "While lock file: <path>/LOCK: Resource
+  // temporarily unavailable" for another process and "lock hold by current process, ...:
+  // <path>/LOCK" for this one. Other errors on the LOCK file (it cannot be opened: "while open
+  // a file for lock", a read-only file system) are not a held lock.
+  if (!s.IsIOError()) return false;
+  const std::string text = s.ToString();
+  return text.find("While lock file") != std::string::npos ||
+         text.find("lock hold by current process") != std::string::npos;
+}
+
+StatusCode RocksCode(const rocksdb::Status& s) {
+  if (s.ok()) return StatusCode::kOk;
+  if (s.IsCorruption()) return StatusCode::kInvalid;
+  if (IsLockHeld(s) || s.IsBusy() || s.IsTryAgain() || s.IsTimedOut()) {
+    return StatusCode::kUnavailable;
+  }
+  if (s.IsShutdownInProgress()) return StatusCode::kInterrupted;
+  return StatusCode::kFailed;
+}
+
 Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_view doing) {
   const std::string rocks = s.ToString();
-  // RocksDB reports a held LOCK file as an IO error naming "<path>/LOCK", both for another
-  // process ("Resource temporarily unavailable") and for this one ("lock hold by current
-  // process").
-  if (s.IsIOError() && rocks.find("/LOCK") != std::string::npos) {
+  const StatusCode code = RocksCode(s);
+  if (IsLockHeld(s)) {
     const bool here = rocks.find("current process") != std::string::npos;
-    return Status::Error("corpus store " + path + ": store is locked by another pollen process" +
-                         (here ? " (here: by another CorpusStore of this process)" : "") +
-                         " (one writer per store; open it read-only to read it meanwhile); "
-                         "rocksdb: " +
-                         rocks);
+    return Status::Error(code,
+                         "corpus store " + path + ": store is locked by another pollen process" +
+                             (here ? " (here: by another CorpusStore of this process)" : "") +
+                             " (one writer per store; open it read-only to read it meanwhile); "
+                             "rocksdb: " +
+                             rocks);
   }
   if (s.IsCorruption()) {
-    return Status::Error("corpus store " + path + " is corrupted (while " + std::string(doing) +
-                         "); rocksdb: " + rocks);
+    return Status::Error(code, "corpus store " + path + " is corrupted (while " +
+                                   std::string(doing) + "); rocksdb: " + rocks);
   }
-  return Status::Error("corpus store " + path + ": " + std::string(doing) +
-                       " failed; rocksdb: " + rocks);
+  return Status::Error(
+      code, "corpus store " + path + ": " + std::string(doing) + " failed; rocksdb: " + rocks);
 }
 
 rocksdb::CompressionType ChooseCompression() {

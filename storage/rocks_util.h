@@ -1,4 +1,5 @@
-// Small adapters between RocksDB and the storage layer's conventions (internal to storage/).
+// Small adapters between RocksDB and the project's conventions: storage/'s corpus stores, and
+// the controller's registry (controller/registry_db.cc), which uses RocksDB directly.
 //
 // Thread safety: all functions are pure or read process-wide constants; call them freely.
 #ifndef POLLEN_STORAGE_ROCKS_UTIL_H_
@@ -23,9 +24,19 @@ inline std::string_view ToView(const rocksdb::Slice& s) {
 // A key as it should appear in a message: 'key' if printable ASCII, 0x<hex> otherwise.
 std::string PrintableKey(std::string_view key);
 
-// Turns a failed RocksDB status into a Status naming the store at `path` and what was
-// being done. A held LOCK file becomes "store is locked by another pollen process";
-// corruption says so. RocksDB's own message is always kept.
+// Whether RocksDB failed because the database's LOCK file is held (by another process, or by
+// another handle of this one: "lock hold by current process").
+bool IsLockHeld(const rocksdb::Status& s);
+
+// The class of a failed RocksDB status, for every database of the project (the corpus
+// stores here, the controller's registry): corruption is kInvalid (the same again cannot
+// succeed), a held lock, Busy, TryAgain and TimedOut kUnavailable (later may), a shutdown
+// in progress kInterrupted, anything else kFailed.
+StatusCode RocksCode(const rocksdb::Status& s);
+
+// Turns a failed RocksDB status into a Status of class RocksCode(s) naming the store at
+// `path` and what was being done. A held LOCK file becomes "store is locked by another
+// pollen process"; corruption says so. RocksDB's own message is always kept.
 // Precondition: !s.ok().
 Status FromRocks(const rocksdb::Status& s, const std::string& path, std::string_view doing);
 

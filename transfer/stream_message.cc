@@ -112,7 +112,8 @@ Status ReadCatching(schema::StreamMessage::Reader in, const StreamLimits& limits
   try {
     return Read(in, limits, out, in_place);
   } catch (const kj::Exception& e) {
-    return Status::Error("malformed stream message: " + std::string(e.getDescription().cStr()));
+    return Status::Error(StatusCode::kInvalid,
+                         "malformed stream message: " + std::string(e.getDescription().cStr()));
   }
 }
 
@@ -240,13 +241,14 @@ Status DecodeStreamMessage(const void* bytes, size_t size, const StreamLimits& l
 Status DecodeStreamMessage(const void* bytes, size_t size, const StreamLimits& limits,
                            StreamMessage* out, std::string_view* chunk_data) {
   if (size > MaxEncodedStreamMessageBytes(limits)) {
-    return Status::Error("stream message of " + std::to_string(size) +
-                         " bytes, more than the limit of " +
-                         std::to_string(MaxEncodedStreamMessageBytes(limits)));
+    return Status::Error(StatusCode::kInvalid,
+                         "stream message of " + std::to_string(size) +
+                             " bytes, more than the limit of " +
+                             std::to_string(MaxEncodedStreamMessageBytes(limits)));
   }
   if (size == 0 || size % sizeof(capnp::word) != 0) {
-    return Status::Error("malformed stream message: " + std::to_string(size) +
-                         " bytes, not a whole number of 8-byte words");
+    return Status::Error(StatusCode::kInvalid, "malformed stream message: " + std::to_string(size) +
+                                                   " bytes, not a whole number of 8-byte words");
   }
   // Cap'n Proto reads words in place: bytes that are not 8-byte aligned are copied first
   // (libzmq's buffers usually are aligned).
@@ -271,7 +273,8 @@ Status DecodeStreamMessage(const void* bytes, size_t size, const StreamLimits& l
     }
     return s;
   } catch (const kj::Exception& e) {
-    return Status::Error("malformed stream message: " + std::string(e.getDescription().cStr()));
+    return Status::Error(StatusCode::kInvalid,
+                         "malformed stream message: " + std::string(e.getDescription().cStr()));
   }
 }
 
