@@ -19,7 +19,7 @@
 #   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
-#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
+#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
 #          | puzzle_* (bench/puzzles/NAME.cc)
 #   FLAVOR pollen pollen-routines libfuzzer afl afl-cmplog cov (default: all but pollen-routines)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
@@ -46,7 +46,7 @@ for f in "${flavors[@]}"; do
 done
 
 case "$name" in
-  libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls)
+  libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile)
     src=$out/src/$name
     [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
   keyword | magic4 | empty)
@@ -55,7 +55,7 @@ case "$name" in
   puzzle_*)
     src=$root/bench/puzzles
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, libsndfile, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -184,6 +184,23 @@ build_lib() {
       harness=$src/programs/fuzz/fuzz_x509crt.c
       harness_flags=(-I"$src/include")
       ;;
+    libsndfile)
+      # The static library with libsndfile's own CMake (it writes config.h), without the
+      # external codecs (FLAC, Ogg, Vorbis, Opus, MPEG: other packages) and without its
+      # programs, examples and tests; the checks' test programs stay out of the AFL
+      # dictionary, and those it runs write no coverage profile into the working directory.
+      # The harness as its OSS-Fuzz build (ossfuzz/ossfuzz.sh) builds it.
+      (env -u AFL_LLVM_DICT2FILE LLVM_PROFILE_FILE=/dev/null cmake -S "$src" -B "$w/lib" -G Ninja \
+        -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_FLAGS="${CFLAGS[*]}" \
+        -DCMAKE_BUILD_TYPE=NoConfig -DBUILD_SHARED_LIBS=OFF -DBUILD_PROGRAMS=OFF \
+        -DBUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF -DENABLE_EXTERNAL_LIBS=OFF -DENABLE_MPEG=OFF \
+        -DENABLE_CPACK=OFF -DENABLE_PACKAGE_CONFIG=OFF -DINSTALL_PKGCONFIG_MODULE=OFF \
+        -DINSTALL_MANPAGES=OFF >/dev/null)
+      ninja -C "$w/lib" -j"$jobs" sndfile >/dev/null
+      lib_args=("$w/lib/libsndfile.a" -lm)
+      harness=$src/ossfuzz/sndfile_fuzzer.cc
+      harness_flags=(-I"$src/include" -I"$src/ossfuzz")
+      ;;
     keyword | magic4 | empty)
       lib_args=()
       harness=$src/$name.cc
@@ -269,7 +286,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | expat | lz4 | sqlite3 | mbedtls | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
+    re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"

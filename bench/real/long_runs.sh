@@ -18,7 +18,7 @@
 # measured on an earlier machine counts as done on a new one. The project keeps its records
 # in bench/results/ (committed; docs/decisions.md), and report.py reads DIR as it reads OUT.
 #
-# Usage: bench/real/long_runs.sh --out=DIR [--targets=re2,sqlite3,expat] [--time=60]
+# Usage: bench/real/long_runs.sh --out=DIR [--targets=sqlite3,expat,mbedtls] [--time=60]
 #          [--trials=3] [--budget=MINUTES] [--fuzzers=pollen-routines,libfuzzer,aflplusplus]
 #          [--cpus=0,1] [--keep=DIR] [--dry-run]
 #   --time     minutes per run, or "30s" for seconds (a smoke test)
@@ -31,7 +31,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "ERROR: $*" >&2; exit 2; }
-out="" keep="" targets=re2,sqlite3,expat minutes=60 trials=3 budget=150 dry=0
+out="" keep="" targets=sqlite3,expat,mbedtls minutes=60 trials=3 budget=150 dry=0
 fuzzers=pollen-routines,libfuzzer,aflplusplus cpus=0,1
 for a in "$@"; do
   case "$a" in

@@ -36,7 +36,7 @@ fi
 #    afl++: afl-clang-fast, afl-fuzz, libAFLDriver.a.  unicode-data, perl, python3, python3-six:
 #    re2's Unicode tables (Debian's tarball strips them).  zlib1g-dev: libpng.  dpkg-dev:
 #    dpkg-source.  llvm-14: llvm-profdata-14 / llvm-cov-14.  gnuplot-nox: the coverage plots.
-#    cmake: expat's configuration header.  tcl: tclsh, which makes sqlite's amalgamation.
+#    cmake: expat's and libsndfile's configuration headers.  tcl: tclsh, which makes sqlite's amalgamation.
 #    valgrind: bench/exec_instructions.sh (instructions per execution, with callgrind).
 extra=(afl++ unicode-data perl python3 python3-six zlib1g-dev dpkg-dev make xz-utils llvm-14
        gnuplot-nox cmake tcl valgrind)
@@ -71,11 +71,12 @@ declare -A pin=(
   [lz4]=1.9.4-1
   [sqlite3]=3.40.1-2+deb12u2
   [mbedtls]=2.28.3-1
+  [libsndfile]=1.2.0-1+deb12u1
 )
 # BENCH_REAL_PINS="pkg=version ..." overrides these.
 for pv in ${BENCH_REAL_PINS:-}; do pin[${pv%%=*}]=${pv#*=}; done
 declare -A dirname=([libpng1.6]=libpng [libjsoncpp]=jsoncpp [re2]=re2 [expat]=expat [lz4]=lz4
-                   [sqlite3]=sqlite3 [mbedtls]=mbedtls)
+                   [sqlite3]=sqlite3 [mbedtls]=mbedtls [libsndfile]=libsndfile)
 
 fetch() {  # fetch PACKAGE DEST
   local pkg=$1 dest=$2 dl=$out/src/_downloads/$1
@@ -118,7 +119,7 @@ fetch() {  # fetch PACKAGE DEST
 }
 
 mkdir -p "$out/src"
-for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3 mbedtls; do
+for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3 mbedtls libsndfile; do
   fetch "$pkg" "$out/src/${dirname[$pkg]}"
 done
 
