@@ -133,6 +133,9 @@ class Coordinator : public CorpusFeed {
   // Runs a new input of this size may spend being minimized (0: keep it as it is), so that
   // minimization costs at most a share of what fuzzing costs (--minimize-share).
   uint64_t MinimizeBudget(size_t input_size) const;
+  // The time the next minimization may take, in ms: 0 once minimizing has taken as long as
+  // the fuzz units (plus 2 s), otherwise what is left, between 10 ms and 1 s.
+  uint64_t MinimizeTimeLeftMs() const;
 
   const FuzzOptions& options_;
   WorkerLauncher* launcher_;
@@ -176,6 +179,7 @@ class Coordinator : public CorpusFeed {
   uint64_t fuzz_cost_ = 0;      // Σ runs × (kRunCostBytes + input size): deterministic,
   uint64_t minimize_cost_ = 0;  // unlike the times above
   uint64_t unminimized_ = 0;    // new inputs kept as found: minimization was over its budget
+  uint64_t minimize_time_cuts_ = 0;  // the clock's part: kept as found, or a deadline reached
   uint64_t baseline_ms_ = 0;
 };
 

@@ -45,7 +45,8 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
     "seconds spent minimizing one failing input; 0 = keep it as it failed")                      \
   X(uint32_t, minimize_share, 25,                                                                \
     "percent of the fuzzing's cost (executions weighted by input size) that minimizing new "     \
-    "inputs may cost; a find beyond it joins the corpus as it was found; 0 = never minimize")    \
+    "inputs may cost, and never more time than fuzzing; a find beyond it joins the corpus as "   \
+    "it was found; 0 = never minimize")                                                          \
   X(Setting, use_value_profile, Setting::kAuto,                                                  \
     "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile): true, "   \
     "false, or auto: on only while no new edge has been found for 5 s")                          \

@@ -51,7 +51,8 @@ Result<FromWorker> Decode(const engine::FrameWords& words) {
     }
     case schema::FromWorker::MINIMIZED: {
       auto r = msg.getMinimized();
-      return FromWorker(Minimized{r.getRuns(), r.getInputSize(), r.getFeatureCount()});
+      return FromWorker(
+          Minimized{r.getRuns(), r.getInputSize(), r.getFeatureCount(), r.getTimedOut()});
     }
   }
   return Status::Error("a worker message of unknown kind " +
@@ -104,11 +105,13 @@ Status SendExecute(WorkerProcess& worker) {
   return worker.Send(message);
 }
 
-Status SendMinimize(WorkerProcess& worker, uint32_t feature_count, uint64_t max_runs) {
+Status SendMinimize(WorkerProcess& worker, uint32_t feature_count, uint64_t max_runs,
+                    uint32_t duration_ms) {
   capnp::MallocMessageBuilder message;
   auto m = message.initRoot<schema::ToWorker>().initMinimize();
   m.setFeatureCount(feature_count);
   m.setMaxRuns(max_runs);
+  m.setDurationMs(duration_ms);
   return worker.Send(message);
 }
 

@@ -52,6 +52,7 @@ struct Minimized {
   uint64_t runs = 0;
   uint32_t input_size = 0;
   uint32_t feature_count = 0;
+  bool timed_out = false;  // candidates were refused for the request's time
 };
 
 using FromWorker = std::variant<WorkerHello, FuzzDone, Executed, Minimized>;
@@ -78,7 +79,9 @@ Status SendConfigure(WorkerProcess& worker, uint32_t max_len,
                      const std::vector<std::string>& dictionary, bool only_ascii = false);
 Status SendFuzz(WorkerProcess& worker, const FuzzParams& params);
 Status SendExecute(WorkerProcess& worker);
-Status SendMinimize(WorkerProcess& worker, uint32_t feature_count, uint64_t max_runs);
+// duration_ms 0: no time limit.
+Status SendMinimize(WorkerProcess& worker, uint32_t feature_count, uint64_t max_runs,
+                    uint32_t duration_ms);
 Status SendShutdown(WorkerProcess& worker);
 
 }  // namespace pollen::node

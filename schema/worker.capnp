@@ -59,6 +59,7 @@ struct ExecuteRequest {
 struct MinimizeRequest {
   featureCount @0 :UInt32;
   maxRuns @1 :UInt64;
+  durationMs @2 :UInt32;        # 0: no limit; past it the remaining candidates are refused unrun
 }
 
 # Worker -> coordinator.
@@ -107,4 +108,5 @@ struct MinimizeResult {
   runs @0 :UInt64;
   inputSize @1 :UInt32;         # the minimized input is in the raw area
   featureCount @2 :UInt32;      # all features of its execution
+  timedOut @3 :Bool;            # candidates were refused for the request's durationMs
 }

@@ -35,14 +35,17 @@ std::string Fingerprint(const std::string& output) {
   return f;
 }
 
-// Units that ended on their time limit, and worker restarts for drift (node/drift_check.h,
-// which watches the clock too), in the run's last info line.
+// Units that ended on their time limit, worker restarts for drift (node/drift_check.h,
+// which watches the clock too) and minimizations the clock cut short or ruled out
+// (node/coordinator_work.cc), in the run's last info line.
 uint64_t ClockDependentEvents(const std::string& output) {
   uint64_t n = 0;
   std::smatch m;
   if (std::regex_search(output, m, std::regex(R"((\d+) ended on their time limit)")))
     n += std::stoull(m[1].str());
   if (std::regex_search(output, m, std::regex(R"((\d+) worker restarts for drift)")))
+    n += std::stoull(m[1].str());
+  if (std::regex_search(output, m, std::regex(R"((\d+) minimizations cut by time)")))
     n += std::stoull(m[1].str());
   return n;
 }
@@ -59,6 +62,7 @@ std::optional<std::string> DeterministicRun(int seed) {
                    300);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_THAT(r.output, ::testing::HasSubstr("ended on their time limit")) << r.output;
+    EXPECT_THAT(r.output, ::testing::HasSubstr("minimizations cut by time")) << r.output;
     if (r.exit_code != 0) return "";
     std::string fingerprint = Fingerprint(r.output);
     EXPECT_FALSE(fingerprint.empty()) << r.output;

@@ -366,7 +366,16 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
   std::vector<uint32_t> keep(shm_.features(), shm_.features() + keep_count);
   std::sort(keep.begin(), keep.end());
   std::vector<uint8_t> input(shm_.raw(), shm_.raw() + std::min<size_t>(h->raw_size, h->max_input));
+  // Past the request's time (a new input that runs slowly), the remaining candidates are
+  // refused unrun: the minimizer then ends within its cheap loops.
+  const uint32_t duration_ms = request.getDurationMs();
+  const uint64_t deadline_ms = duration_ms == 0 ? UINT64_MAX : CoarseNowMs() + duration_ms;
+  bool timed_out = false;
   auto oracle = [&](const uint8_t* data, size_t size) {
+    if (timed_out || CoarseNowMs() >= deadline_ms) {
+      timed_out = true;
+      return false;
+    }
     // Publish the candidate before it runs: if it kills us, the coordinator has it.
     std::memcpy(shm_.raw(), data, size);
     Publish(&h->raw_size, static_cast<uint32_t>(size));
@@ -389,6 +398,7 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
   result.setRuns(request_runs_);
   result.setInputSize(static_cast<uint32_t>(best.size()));
   result.setFeatureCount(PublishFeatures());
+  result.setTimedOut(timed_out);
   SetPhase(engine::WorkerPhase::kIdle);
   if (!Send(message)) _exit(0);
 }
