@@ -31,20 +31,20 @@ const char kUsage[] =
     "linked with libpollen_fuzzer.a runs this itself when given directories or no path.\n";
 
 // The SHA-1s of the inputs in `dirs`, read as the session reads them (ReadCorpusDirs:
-// recursively); a directory that cannot be read is left to the session to report. With
-// `truncated`, also those of the inputs longer than the session's max_len (the requested
-// one, or the default ChooseMaxLen makes of 0) cut to it: a seed kept that way is not a new
-// unit either.
-base::DigestSet HashesOf(const std::vector<std::string>& dirs, bool truncated = false,
-                         uint32_t requested_max_len = 0) {
+// recursively), and of those longer than the session's max_len cut to it: a seed kept that
+// way is not a new unit either. A directory that cannot be read is left to the session to
+// report. The max_len is the requested one, or what ChooseMaxLen makes of 0, which cuts the
+// same inputs whether it sees `dirs` or all the session's directories (only those over its
+// 1 MiB ceiling).
+base::DigestSet HashesOf(const std::vector<std::string>& dirs, uint32_t requested_max_len) {
   base::DigestSet hashes;
   std::vector<std::vector<uint8_t>> inputs;
   Status ignored = ReadCorpusDirs(dirs, &inputs);
   (void)ignored;
-  const uint32_t max_len = truncated ? ChooseMaxLen(requested_max_len, inputs) : 0;
+  const uint32_t max_len = ChooseMaxLen(requested_max_len, inputs);
   for (const auto& data : inputs) {
     hashes.insert(base::Sha1(data.data(), data.size()));
-    if (max_len != 0 && data.size() > max_len) hashes.insert(base::Sha1(data.data(), max_len));
+    if (data.size() > max_len) hashes.insert(base::Sha1(data.data(), max_len));
   }
   return hashes;
 }
@@ -114,13 +114,16 @@ int LibFuzzerCommand(int argc, char** argv) {
   // A merge is a session that runs the seeds and stops: the first directory's inputs run
   // first and are known, and what the others add to its coverage is written into it, as
   // found (not reduced, not minimized). A crashing input is skipped, as libFuzzer does.
+  // An input longer than max_len runs cut to it, in a merge as in a session (libFuzzer's
+  // merge too writes it cut): its file's digest and its cut copy's both count.
   base::DigestSet known =
-      merge ? HashesOf({run.output_corpus})
-            : HashesOf(run.options.corpus_dirs, /*truncated=*/true, run.options.max_len);
+      HashesOf(merge ? std::vector<std::string>{run.output_corpus} : run.options.corpus_dirs,
+               run.options.max_len);
   std::optional<base::DigestSet> merged_in;
   if (merge) {
     merged_in = HashesOf(std::vector<std::string>(run.options.corpus_dirs.begin() + 1,
-                                                  run.options.corpus_dirs.end()));
+                                                  run.options.corpus_dirs.end()),
+                         run.options.max_len);
     run.seeds_only = true;
     run.options.keep_going = true;
     run.options.minimize_share = 0;

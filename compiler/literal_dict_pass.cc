@@ -2,9 +2,9 @@
 //
 // A parser's keywords are often compared by calls the runtime sees only when an input reaches
 // them: sqlite3's `sqlite3_strnicmp(z, "CREATE", 6)` behind a tokenizer state. (Keywords
-// read from a table and compared byte by byte are not call arguments: the routine-log pass
-// and input-to-state are for those.) AFL++ writes such literals to a file at compile time
-// (AFL_LLVM_DICT2FILE) that afl-fuzz takes as a dictionary. This pass keeps them in the
+// read from a table and compared byte by byte are not call arguments: the words of such
+// tables are collected apart, keyword_tables.h.) AFL++ writes such literals to a file at compile
+// time (AFL_LLVM_DICT2FILE) that afl-fuzz takes as a dictionary. This pass keeps them in the
 // program itself, so that `pollen fuzz` and every node of a cluster find them without a file
 // to carry: each module gets one constant array in the section `pollen_dict`, of records
 // (a length byte, then the bytes), which the linker concatenates.
@@ -16,7 +16,9 @@
 //   when that is a constant;
 // - integers: the constant side of an integer compare (`==`/`!=`) or of a switch case, when
 //   it is 16, 32 or 64 bits wide and no single byte holds it (a one-byte compare the runtime
-//   solves by itself), little-endian as the program compares it in memory.
+//   solves by itself), little-endian as the program compares it in memory;
+// - words: those of the module's keyword tables (keyword_tables.h), which no call or compare
+//   with a constant shows.
 // At most kMaxDictEntries per module, each 2..128 bytes, each once (compiler/dict_section.h).
 #include "compiler/literal_dict_pass.h"
 
@@ -24,6 +26,7 @@
 #include <string>
 
 #include "compiler/dict_section.h"
+#include "compiler/keyword_tables.h"
 #include "compiler/libc_compares.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
@@ -123,6 +126,7 @@ class Collector {
   }
 
   std::string Records() const { return entries_.Records(); }
+  DictEntries* entries() { return &entries_; }
 
  private:
   DictEntries entries_;
@@ -144,6 +148,7 @@ llvm::PreservedAnalyses LiteralDictPass::run(llvm::Module& module, llvm::ModuleA
       }
     }
   }
+  AddKeywordTables(module, collector.entries());
   if (!EmbedDictRecords(module, collector.Records(), "__pollen_dict")) {
     return llvm::PreservedAnalyses::all();
   }

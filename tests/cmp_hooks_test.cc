@@ -6,7 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 
 #include "tests/test_util.h"
@@ -42,9 +41,7 @@ TEST(CmpHooksTest, SwitchCasesLeadToTheCaseBehindTheLadder) {
 
 // How many fuzz units ran their mutants without comparison hooks (the run's summary line).
 long UnitsWithoutHooks(const std::string& output) {
-  std::smatch m;
-  static const std::regex kUnits("([0-9]+) of [0-9]+ fuzz units' mutants without comparison hooks");
-  return std::regex_search(output, m, kUnits) ? std::stol(m[1]) : -1;
+  return NumberAfter(output, "([0-9]+) of [0-9]+ fuzz units' mutants without comparison hooks");
 }
 
 // --mutant-cmp-hooks=false: the worker rewrites the hooks' call sites to NOPs for mutants

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include "node/drift_check.h"
@@ -18,9 +17,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 long DriftRestarts(const std::string& output) {
-  std::smatch m;
-  static const std::regex kRestarts(R"((\d+) worker restarts for drift)");
-  return std::regex_search(output, m, kRestarts) ? std::stol(m[1]) : -1;
+  return NumberAfter(output, R"((\d+) worker restarts for drift)");
 }
 
 TEST(DriftTest, AWorkerWhoseTargetDriftedIsRestarted) {

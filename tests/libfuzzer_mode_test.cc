@@ -168,6 +168,27 @@ TEST(LibFuzzerModeTest, MergeCopiesWhatAddsCoverageAndSkipsCrashes) {
   EXPECT_THAT(r.output, HasSubstr("MERGE-OUTER: 1 new files with ")) << r.output;
 }
 
+// With -max_len, a merge runs each input cut to it, as libFuzzer's does, and writes what adds
+// coverage cut: the first directory's long input, cut, is not a new file, and the second's is
+// merged, not dropped for not matching a file.
+TEST(LibFuzzerModeTest, MergeCutsInputsToMaxLen) {
+  std::string dir = MakeTempDir();
+  std::string into = dir + "/into", from = dir + "/from";
+  ASSERT_EQ(RunCommand({"/bin/mkdir", into, from}, 10).exit_code, 0);
+  WriteFile(into + "/seed", "Hxxxxx");
+  WriteFile(from + "/b", "HIxxxx");  // cut to "HIx": one branch further
+  CommandResult r = RunIn(dir,
+                          {Example("shallow_crash"), "-merge=1", "-max_len=3", "-timeout=60",
+                           "-use_value_profile=0", into, from},
+                          120);
+  ASSERT_FALSE(r.timed_out) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> contents;
+  for (const std::string& f : ListVisibleFiles(into)) contents.push_back(ReadFile(f));
+  EXPECT_THAT(contents, ::testing::UnorderedElementsAre("Hxxxxx", "HIx")) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("MERGE-OUTER: 1 new files with ")) << r.output;
+}
+
 // An uncaught exception is libFuzzer's "deadly signal" (abort), whatever the build's
 // sanitizer: -error_exitcode, 77 unless given.
 TEST(LibFuzzerModeTest, ACrashExitsWithTheErrorExitCode) {

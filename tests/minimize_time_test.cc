@@ -5,19 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include "tests/test_util.h"
 
 namespace pollen::testing {
 namespace {
-
-uint64_t Figure(const std::string& output, const char* pattern) {
-  std::smatch m;
-  if (!std::regex_search(output, m, std::regex(pattern))) return UINT64_MAX;
-  return std::stoull(m[1].str());
-}
 
 TEST(MinimizeTimeTest, SlowFindsKeepMinimizationToItsShare) {
   std::string dir = MakeTempDir();
@@ -31,16 +24,16 @@ TEST(MinimizeTimeTest, SlowFindsKeepMinimizationToItsShare) {
       120);
   ASSERT_FALSE(r.timed_out) << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  uint64_t fuzz_ms = Figure(r.output, R"(fuzz units: \d+ runs in (\d+) ms)");
-  uint64_t minimize_ms = Figure(r.output, R"(minimizing \d+ new inputs: \d+ runs in (\d+) ms)");
-  uint64_t cuts = Figure(r.output, R"((\d+) minimizations cut by time)");
-  ASSERT_NE(fuzz_ms, UINT64_MAX) << r.output;
-  ASSERT_NE(minimize_ms, UINT64_MAX) << r.output;
-  ASSERT_NE(cuts, UINT64_MAX) << r.output;
+  long fuzz_ms = NumberAfter(r.output, R"(fuzz units: \d+ runs in (\d+) ms)");
+  long minimize_ms = NumberAfter(r.output, R"(minimizing \d+ new inputs: \d+ runs in (\d+) ms)");
+  long cuts = NumberAfter(r.output, R"((\d+) minimizations cut by time)");
+  ASSERT_GE(fuzz_ms, 0) << r.output;  // -1: the line is missing
+  ASSERT_GE(minimize_ms, 0) << r.output;
+  ASSERT_GE(cuts, 0) << r.output;
   // Something was found and minimized (the test would say nothing otherwise) ...
-  EXPECT_GT(Figure(r.output, R"(minimizing (\d+) new inputs)"), 0u) << r.output;
+  EXPECT_GT(NumberAfter(r.output, R"(minimizing (\d+) new inputs)"), 0) << r.output;
   // ... and the clock cut it: each minimization here takes seconds without a deadline.
-  EXPECT_GE(cuts, 1u) << r.output;
+  EXPECT_GE(cuts, 1) << r.output;
   // The budget: 2 s and the fuzz units' time. Each request's deadline is at most what the
   // budget has left, so only the last one overshoots it: by the run under way and the
   // result's own run (20 ms each), and the round trip; 400 ms leaves room for a loaded

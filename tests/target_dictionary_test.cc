@@ -19,7 +19,7 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-TEST(TargetDictionaryTest, ThePluginKeepsTheComparedLiteralsAndByteChainsAndNoFormats) {
+TEST(TargetDictionaryTest, ThePluginKeepsTheComparedLiteralsByteChainsAndKeywordTables) {
   auto dict = engine::ReadEmbeddedDictionary(TestTarget("literals"));
   ASSERT_TRUE(dict.ok()) << dict.status().message();
   const auto& entries = dict.value().entries;
@@ -36,6 +36,12 @@ TEST(TargetDictionaryTest, ThePluginKeepsTheComparedLiteralsAndByteChainsAndNoFo
   EXPECT_THAT(entries, Contains(std::string("K7")));
   EXPECT_THAT(entries, Contains(std::string("J8")));
   EXPECT_THAT(entries, Not(Contains(HasSubstr(std::string("7\0J", 3)))));
+  // Keyword tables: every word of a table of them; no table of messages, not even its one
+  // word.
+  for (const char* word : {"lshift", "rshift", "rotate", "xorwith", "swap_16"})
+    EXPECT_THAT(entries, Contains(std::string(word)));
+  EXPECT_THAT(entries, Not(Contains(std::string("fine"))));
+  EXPECT_THAT(entries, Not(Contains(HasSubstr("by far"))));
   for (const std::string& e : entries) EXPECT_GE(e.size(), 2u) << "one byte is no entry";
 }
 

@@ -3,7 +3,8 @@
 // the target's own, a 32-bit switch case and an equality with a 16-bit field; and a printf format,
 // which it must skip. And for the byte-chain pass: a token tested one byte at a time through an
 // accessor (re2's `t[0] == 'P' && t[1] == '<'`), one with a NUL in the middle, which cuts it in
-// two, and a switch on a byte, whose cases are alternatives and no token.
+// two, and a switch on a byte, whose cases are alternatives and no token. And for the keyword
+// tables: one of words looked up byte by byte, and one of messages, which is no such table.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +36,24 @@ __attribute__((noinline)) int Chained(Piece t) {
   return 0;
 }
 
+const struct {
+  const char* word;
+  int code;
+} kOperators[] = {{"lshift", 1}, {"rshift", 2}, {"rotate", 3}, {"xorwith", 4}, {"swap_16", 5}};
+
+const char* const kMessages[] = {"bad input here", "too long by far", "not a number at all",
+                                 "unexpected end", "fine"};
+
+// The operator spelled at `text`, compared one byte at a time in the loop: no call, no literal.
+__attribute__((noinline)) int Operator(const char* text, size_t size) {
+  for (const auto& op : kOperators) {
+    size_t i = 0;
+    while (i < size && op.word[i] != 0 && text[i] == op.word[i]) i++;
+    if (op.word[i] == 0) return op.code;
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 8) return 0;
   const char* text = reinterpret_cast<const char*>(data);
@@ -52,6 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&field, data + 4, 2);
   if (field == 0xbeef) return 5;
   if (int r = Chained(Piece{text, size})) return r;
+  if (int op = Operator(text, size)) return 10 + op;
+  if (data[1] == 0xfe) std::puts(kMessages[data[2] % 5]);
   if (data[0] == 0xff) std::printf("a format string %d\n", static_cast<int>(size));
   return 0;
 }
