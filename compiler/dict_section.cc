@@ -25,6 +25,14 @@ std::string DictEntries::Records() const {
   return out;
 }
 
+std::string ConstantBytes(const llvm::Value* value) {
+  auto* global = llvm::dyn_cast<llvm::GlobalVariable>(value->stripPointerCasts());
+  if (global == nullptr || !global->isConstant() || !global->hasDefinitiveInitializer()) return "";
+  auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
+  if (data == nullptr || !data->isString()) return "";
+  return data->getAsString().str();
+}
+
 bool EmbedDictRecords(llvm::Module& module, const std::string& records, llvm::StringRef name) {
   if (records.empty()) return false;
   llvm::LLVMContext& ctx = module.getContext();

@@ -30,6 +30,10 @@ class DictEntries {
   std::unordered_set<std::string> seen_;
 };
 
+// The bytes of the constant array `value` points at (through casts and zero-index GEPs),
+// with its terminating NUL if it has one, or "" when it is no such thing.
+std::string ConstantBytes(const llvm::Value* value);
+
 // Adds a constant global `name` holding `records` to the section, kept through the optimiser
 // and the linker (llvm.used). Returns false (and adds nothing) when `records` is empty.
 bool EmbedDictRecords(llvm::Module& module, const std::string& records, llvm::StringRef name);

@@ -11,23 +11,18 @@
 #include <vector>
 
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
 
 namespace pollen::compiler {
 namespace {
 
 constexpr size_t kMaxWord = 32;
 
-// The string `value` points at (through casts and zero-index GEPs), cut at its first NUL;
-// false when it points at no constant string.
+// The string `value` points at, cut at its first NUL; false when it points at no constant
+// string (ConstantBytes: a string's bytes hold at least its terminating NUL).
 bool StringAt(const llvm::Constant* value, std::string* out) {
-  auto* global = llvm::dyn_cast<llvm::GlobalVariable>(value->stripPointerCasts());
-  if (global == nullptr || !global->isConstant() || !global->hasDefinitiveInitializer())
-    return false;
-  auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
-  if (data == nullptr || !data->isString()) return false;
-  llvm::StringRef s = data->getAsString();
-  *out = s.substr(0, s.find('\0')).str();
+  std::string bytes = ConstantBytes(value);
+  if (bytes.empty()) return false;
+  *out = bytes.substr(0, bytes.find('\0'));
   return true;
 }
 

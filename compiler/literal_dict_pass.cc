@@ -52,16 +52,6 @@ bool IsOutput(llvm::StringRef name) {
          name == "write" || name == "perror" || name == "syslog";
 }
 
-// The bytes of the constant array `value` points at (through casts and zero-index GEPs),
-// with its terminating NUL if it has one, or "" when it is no such thing.
-std::string ConstantBytes(llvm::Value* value) {
-  auto* global = llvm::dyn_cast<llvm::GlobalVariable>(value->stripPointerCasts());
-  if (global == nullptr || !global->isConstant() || !global->hasDefinitiveInitializer()) return "";
-  auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
-  if (data == nullptr || !data->isString()) return "";
-  return data->getAsString().str();
-}
-
 class Collector {
  public:
   void AddBytes(std::string bytes) { entries_.Add(std::move(bytes)); }
