@@ -37,6 +37,14 @@ std::string HumanBytes(uint64_t b) {
 
 }  // namespace
 
+namespace {
+
+// Finds kept as found (node/found_inputs.h): the latest thousand, 16 MiB at most.
+constexpr size_t kFoundInputs = 1024;
+constexpr size_t kFoundInputBytes = size_t{16} << 20;
+
+}  // namespace
+
 Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, LiveCorpus* corpus,
                          storage::CorpusStore* store, std::string artifact_dir)
     : options_(options),
@@ -50,7 +58,8 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       length_(options.len_control, launcher->options().max_len),
       value_profile_(launcher->options().use_value_profile ? options.use_value_profile
                                                            : Setting::kOff),
-      cmp_hooks_(options.mutant_cmp_hooks) {
+      cmp_hooks_(options.mutant_cmp_hooks),
+      found_(kFoundInputs, kFoundInputBytes) {
   corpus_->set_speed_weight(options.speed_weight);
   replay_mutator_.set_ascii(launcher->options().only_ascii);  // as the workers' mutators
 }
@@ -241,14 +250,16 @@ Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
   spdlog::info(
       "baseline {} ms; fuzz units: {} runs in {} ms, {} ended on their time limit; "
       "minimizing {} new inputs: {} runs in {} ms, {} minimizations cut by time; "
-      "{} new inputs kept unminimized (over the budget); {} entries reduced; "
+      "{} new inputs kept unminimized (over the budget); {} finds kept as found for "
+      "crossover ({} bytes); {} entries reduced; "
       "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
       "value profile on for {} s ({} times turned on); {} of {} fuzz units' mutants without "
       "comparison hooks",
       baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_, minimize_runs_,
-      minimize_us_ / 1000, minimize_time_cuts_, unminimized_, summary_.reductions, stage_runs_,
-      stage_finds_, drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on(),
-      cmp_hooks_.units_off(), cmp_hooks_.units());
+      minimize_us_ / 1000, minimize_time_cuts_, unminimized_, found_.size(), found_.bytes(),
+      summary_.reductions, stage_runs_, stage_finds_, drift_restarts_,
+      value_profile_.active_ms() / 1000, value_profile_.times_on(), cmp_hooks_.units_off(),
+      cmp_hooks_.units());
   summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

@@ -27,6 +27,7 @@
 #include "engine/rng.h"
 #include "node/cmp_hook_switch.h"
 #include "node/coordinator_observer.h"
+#include "node/found_inputs.h"
 #include "node/fuzz_options.h"
 #include "node/global_coverage.h"
 #include "node/length_control.h"
@@ -148,6 +149,7 @@ class Coordinator : public CorpusFeed {
   LengthControl length_;              // how long mutants may grow
   ValueProfileSwitch value_profile_;  // whether the next request climbs the ladders
   CmpHookSwitch cmp_hooks_;           // whether the next request's mutants skip the hooks
+  FoundInputs found_;                 // finds as found, before minimizing: crossover partners
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "node/coordinator.h"
 #include "node/drift_check.h"
@@ -26,15 +27,16 @@ struct Coordinator::Slot {
   bool killed_for_oom = false;
   uint64_t oom_rss_mb = 0;
   uint64_t max_rss_mb = 0;
-  uint64_t request_start_us = 0;   // when the current request was sent
-  size_t minimize_input_size = 0;  // size of the input being minimized
-  std::string origin;              // of the input being executed as it is (PendingInput::origin)
-  bool keep = false;               // and whether it joins whatever it covers (PendingInput::keep)
-  DriftCheck drift;                // kept across the slot's restarts
-  bool stage = false;              // the fuzz request runs the entry's input-to-state stage
-  uint64_t unit_max_runs = 0;      // of the fuzz request in flight
-  bool profile = false;            // the request in flight climbs the value profile
-  bool hooks_allowed = false;      // its mutants may run without comparison hooks
+  uint64_t request_start_us = 0;        // when the current request was sent
+  size_t minimize_input_size = 0;       // size of the input being minimized
+  std::vector<uint8_t> minimize_found;  // and the input itself, as it was found
+  std::string origin;          // of the input being executed as it is (PendingInput::origin)
+  bool keep = false;           // and whether it joins whatever it covers (PendingInput::keep)
+  DriftCheck drift;            // kept across the slot's restarts
+  bool stage = false;          // the fuzz request runs the entry's input-to-state stage
+  uint64_t unit_max_runs = 0;  // of the fuzz request in flight
+  bool profile = false;        // the request in flight climbs the value profile
+  bool hooks_allowed = false;  // its mutants may run without comparison hooks
 };
 
 }  // namespace pollen::node

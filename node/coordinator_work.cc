@@ -87,12 +87,16 @@ void Coordinator::Dispatch(Slot& slot) {
       h->crossover_size = 0;
     } else {
       const auto& e = corpus_->entry(slot.entry);
-      const auto& partner = corpus_->entry(rng_.Below(static_cast<uint32_t>(size)));
+      // Half the time the partner is a find as it was found, before minimizing cut it down.
+      const std::vector<uint8_t>& partner =
+          !found_.empty() && rng_.Bool()
+              ? found_.Pick(rng_)
+              : corpus_->entry(rng_.Below(static_cast<uint32_t>(size))).data;
       size_t en = std::min<size_t>(e.data.size(), h->max_input);
-      size_t pn = std::min<size_t>(partner.data.size(), h->max_input);
+      size_t pn = std::min<size_t>(partner.size(), h->max_input);
       // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
       if (en > 0) std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
-      if (pn > 0) std::memcpy(slot.proc->shm().crossover(), partner.data.data(), pn);
+      if (pn > 0) std::memcpy(slot.proc->shm().crossover(), partner.data(), pn);
       h->entry_size = static_cast<uint32_t>(en);
       h->crossover_size = static_cast<uint32_t>(pn);
       if (options_.reduce_inputs && en == e.data.size()) {
@@ -295,6 +299,7 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   // hooks write) is on, they skip the hooks whenever any mutant may.
   h->mutant_hooks_off = (cmp_hooks_.setting() != Setting::kOn && !slot.profile) ? 1 : 0;
   slot.minimize_input_size = size;
+  slot.minimize_found.assign(slot.proc->shm().raw(), slot.proc->shm().raw() + size);
   slot.last_runs = 0;
   slot.last_progress_ms = base::MonotonicMs();
   slot.request_start_us = base::MonotonicUs();
@@ -313,6 +318,9 @@ void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
   if (r.timed_out) minimize_time_cuts_++;
   size_t size = std::min<size_t>(r.input_size, slot.proc->shm().header()->max_input);
   AcceptInput(slot, slot.proc->shm().raw(), size, 0);
+  // What minimizing dropped stays at hand for crossover (node/found_inputs.h).
+  if (size < slot.minimize_found.size()) found_.Add(std::move(slot.minimize_found));
+  slot.minimize_found.clear();
 }
 
 uint64_t Coordinator::MinimizeBudget(size_t input_size) const {
