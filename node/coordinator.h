@@ -181,6 +181,8 @@ class Coordinator : public CorpusFeed {
   uint64_t fuzz_cost_ = 0;           // Σ runs × (kRunCostBytes + input size): deterministic,
   uint64_t minimize_cost_ = 0;       // unlike the times above
   uint64_t unminimized_ = 0;         // new inputs kept as found: minimization was over its budget
+  uint64_t found_kept_ = 0;          // finds added to found_, and fuzz units whose partner
+  uint64_t found_partners_ = 0;      // came from it
   uint64_t minimize_time_cuts_ = 0;  // the clock's part: kept as found, or a deadline reached
   uint64_t baseline_ms_ = 0;
 };

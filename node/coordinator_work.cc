@@ -88,10 +88,11 @@ void Coordinator::Dispatch(Slot& slot) {
     } else {
       const auto& e = corpus_->entry(slot.entry);
       // Half the time the partner is a find as it was found, before minimizing cut it down.
+      const bool found_partner = !found_.empty() && rng_.Bool();
+      if (found_partner) found_partners_++;
       const std::vector<uint8_t>& partner =
-          !found_.empty() && rng_.Bool()
-              ? found_.Pick(rng_)
-              : corpus_->entry(rng_.Below(static_cast<uint32_t>(size))).data;
+          found_partner ? found_.Pick(rng_)
+                        : corpus_->entry(rng_.Below(static_cast<uint32_t>(size))).data;
       size_t en = std::min<size_t>(e.data.size(), h->max_input);
       size_t pn = std::min<size_t>(partner.size(), h->max_input);
       // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
@@ -309,6 +310,9 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
 }
 
 void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
+  // A worker is a target's process and may answer what it was not asked: only the answer to
+  // this slot's minimize request brings its find as found.
+  const bool asked = slot.state == Slot::State::kMinimize;
   slot.state = Slot::State::kIdle;
   minimize_runs_ += r.runs;
   // The candidates shrink from the input's size towards the result's.
@@ -319,7 +323,10 @@ void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
   size_t size = std::min<size_t>(r.input_size, slot.proc->shm().header()->max_input);
   AcceptInput(slot, slot.proc->shm().raw(), size, 0);
   // What minimizing dropped stays at hand for crossover (node/found_inputs.h).
-  if (size < slot.minimize_found.size()) found_.Add(std::move(slot.minimize_found));
+  if (asked && size < slot.minimize_found.size()) {
+    found_.Add(std::move(slot.minimize_found));
+    found_kept_++;
+  }
   slot.minimize_found.clear();
 }
 
