@@ -28,8 +28,7 @@ struct Coordinator::Slot {
   uint64_t oom_rss_mb = 0;
   uint64_t max_rss_mb = 0;
   uint64_t request_start_us = 0;        // when the current request was sent
-  size_t minimize_input_size = 0;       // size of the input being minimized
-  std::vector<uint8_t> minimize_found;  // and the input itself, as it was found
+  std::vector<uint8_t> minimize_found;  // the input being minimized, as it was found
   std::string origin;          // of the input being executed as it is (PendingInput::origin)
   bool keep = false;           // and whether it joins whatever it covers (PendingInput::keep)
   DriftCheck drift;            // kept across the slot's restarts

@@ -299,7 +299,6 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   // Candidates are judged by their coverage only: unless the profile (whose features the
   // hooks write) is on, they skip the hooks whenever any mutant may.
   h->mutant_hooks_off = (cmp_hooks_.setting() != Setting::kOn && !slot.profile) ? 1 : 0;
-  slot.minimize_input_size = size;
   slot.minimize_found.assign(slot.proc->shm().raw(), slot.proc->shm().raw() + size);
   slot.last_runs = 0;
   slot.last_progress_ms = base::MonotonicMs();
@@ -316,7 +315,7 @@ void Coordinator::HandleMinimized(Slot& slot, const Minimized& r) {
   slot.state = Slot::State::kIdle;
   minimize_runs_ += r.runs;
   // The candidates shrink from the input's size towards the result's.
-  minimize_cost_ += r.runs * (kRunCostBytes + (slot.minimize_input_size + r.input_size) / 2);
+  minimize_cost_ += r.runs * (kRunCostBytes + (slot.minimize_found.size() + r.input_size) / 2);
   minimize_us_ += base::MonotonicUs() - slot.request_start_us;
   minimize_requests_++;
   if (r.timed_out) minimize_time_cuts_++;
