@@ -1,5 +1,6 @@
 #include "cli/controller_connection.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace pollen::cli {
@@ -10,7 +11,8 @@ const char kControllerFlagsHelp[] =
     "$POLLEN_CONTROLLER_KEY. Without --key, --insecure-plaintext must be given (a controller\n"
     "started with --insecure-plaintext).\n";
 
-void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags) {
+void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags,
+                        const std::string& timeout_flag) {
 #define POLLEN_ADD_FLAG(type, name, env, help)                   \
   if (const char* value = std::getenv(env)) flags->name = value; \
   parser->Add(#name, &flags->name, help);
@@ -18,7 +20,8 @@ void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags) {
 #undef POLLEN_ADD_FLAG
   parser->Add("insecure_plaintext", &flags->insecure_plaintext,
               "no authentication, no encryption (a controller run with --insecure-plaintext)");
-  parser->Add("timeout", &flags->timeout, "seconds to wait for each answer of the controller");
+  flags->timeout_flag = timeout_flag;
+  parser->Add(timeout_flag, &flags->timeout, "seconds to wait for each answer of the controller");
 }
 
 Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
@@ -27,7 +30,11 @@ Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
     return Status::Error(
         "no controller given: --controller=tcp://HOST:PORT (or set $POLLEN_CONTROLLER)");
   }
-  if (flags.timeout == 0) return Status::Error("--timeout must be at least 1 second");
+  if (flags.timeout == 0) {
+    std::string name = flags.timeout_flag;
+    std::replace(name.begin(), name.end(), '_', '-');
+    return Status::Error("--" + name + " must be at least 1 second");
+  }
   const bool curve = !flags.key.empty() || !flags.controller_key.empty();
   if (curve == flags.insecure_plaintext) {
     return Status::Error(curve

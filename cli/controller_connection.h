@@ -28,11 +28,15 @@ struct ControllerConnectionFlags {
   POLLEN_CONTROLLER_CLIENT_FLAGS(POLLEN_DECLARE_FLAG)
 #undef POLLEN_DECLARE_FLAG
   bool insecure_plaintext = false;
-  uint32_t timeout = 10;  // seconds per request
+  uint32_t timeout = 10;                 // seconds per request
+  std::string timeout_flag = "timeout";  // its name on this command's line
 };
 
-// Adds the flags to `parser`, each defaulting to its environment variable when set.
-void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags);
+// Adds the flags to `parser`, each defaulting to its environment variable when set. The
+// request timeout is --timeout, or --`timeout_flag` on a command whose --timeout means
+// something else (repro's is the input's: --controller-timeout there).
+void AddControllerFlags(FlagParser* parser, ControllerConnectionFlags* flags,
+                        const std::string& timeout_flag = "timeout");
 
 // The text --help prints after the flags, on the environment variables.
 extern const char kControllerFlagsHelp[];

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 namespace pollen::cli {
 namespace {
@@ -53,50 +55,59 @@ Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t 
 }
 
 void FlagParser::Add(const std::string& name, uint32_t* v, const std::string& help) {
-  flags_.push_back({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
-                      uint64_t x;
-                      Status st = ParseUnsigned(name, s, std::numeric_limits<uint32_t>::max(), &x);
-                      if (st.ok()) *v = static_cast<uint32_t>(x);
-                      return st;
-                    }});
+  Push({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
+          uint64_t x;
+          Status st = ParseUnsigned(name, s, std::numeric_limits<uint32_t>::max(), &x);
+          if (st.ok()) *v = static_cast<uint32_t>(x);
+          return st;
+        }});
 }
 
 void FlagParser::Add(const std::string& name, uint64_t* v, const std::string& help) {
-  flags_.push_back({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
-                      return ParseUnsigned(name, s, std::numeric_limits<uint64_t>::max(), v);
-                    }});
+  Push({name, help, std::to_string(*v), false, [name, v](const std::string& s) {
+          return ParseUnsigned(name, s, std::numeric_limits<uint64_t>::max(), v);
+        }});
 }
 
 void FlagParser::Add(const std::string& name, std::string* v, const std::string& help) {
-  flags_.push_back({name, help, *v, false, [v](const std::string& s) {
-                      *v = s;
-                      return Status::Ok();
-                    }});
+  Push({name, help, *v, false, [v](const std::string& s) {
+          *v = s;
+          return Status::Ok();
+        }});
 }
 
 void FlagParser::Add(const std::string& name, bool* v, const std::string& help) {
-  flags_.push_back({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
-                      if (!ParseTrueFalse(s, v)) {
-                        return Status::Error("--" + Dashed(name) + " expects true or false, got '" +
-                                             s + "'");
-                      }
-                      return Status::Ok();
-                    }});
+  Push({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
+          if (!ParseTrueFalse(s, v)) {
+            return Status::Error("--" + Dashed(name) + " expects true or false, got '" + s + "'");
+          }
+          return Status::Ok();
+        }});
 }
 
 void FlagParser::Add(const std::string& name, node::Setting* v, const std::string& help) {
-  flags_.push_back({name, help, node::SettingName(*v), true, [name, v](const std::string& s) {
-                      bool on = false;
-                      if (ParseTrueFalse(s, &on)) {
-                        *v = on ? node::Setting::kOn : node::Setting::kOff;
-                      } else if (s == "auto") {
-                        *v = node::Setting::kAuto;
-                      } else {
-                        return Status::Error("--" + Dashed(name) +
-                                             " expects true, false or auto, got '" + s + "'");
-                      }
-                      return Status::Ok();
-                    }});
+  Push({name, help, node::SettingName(*v), true, [name, v](const std::string& s) {
+          bool on = false;
+          if (ParseTrueFalse(s, &on)) {
+            *v = on ? node::Setting::kOn : node::Setting::kOff;
+          } else if (s == "auto") {
+            *v = node::Setting::kAuto;
+          } else {
+            return Status::Error("--" + Dashed(name) + " expects true, false or auto, got '" + s +
+                                 "'");
+          }
+          return Status::Ok();
+        }});
+}
+
+void FlagParser::Push(Flag flag) {
+  // Two flags of one name would leave the second unreachable (Find takes the first).
+  if (Find(flag.name) != nullptr) {
+    std::fprintf(stderr, "pollen: flag --%s registered twice for 'pollen %s'\n",
+                 Dashed(flag.name).c_str(), command_.c_str());
+    std::abort();
+  }
+  flags_.push_back(std::move(flag));
 }
 
 const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
@@ -173,10 +184,10 @@ Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positi
 
 std::string FlagParser::Usage() const {
   std::string out;
-  if (environment_) {
-    out +=
-        "  (each flag may also be set in the environment: POLLEN_NODE_ID=x for --node-id=x;\n"
-        "   the command line wins)\n";
+  if (environment_ && !flags_.empty()) {
+    const std::string& example = flags_.front().name;
+    out += "  (each flag may also be set in the environment: " + FlagEnvironmentName(example) +
+           "=x for --" + Dashed(example) + "=x;\n   the command line wins)\n";
   }
   for (const auto& f : flags_) {
     std::string left = "  --" + Dashed(f.name) + (f.is_bool ? "" : "=N");

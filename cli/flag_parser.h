@@ -1,6 +1,7 @@
 // Parses `--name=value`, `--name value`, libFuzzer's `-name=value`, and bare `--flag` for
 // booleans, into the fields of an options struct; everything else is a positional argument.
-// Every mistake is a clear error naming the flag, never a crash.
+// Every mistake on the command line is a clear error naming the flag, never a crash (a
+// flag registered twice is the program's mistake: it aborts, naming the flag).
 #ifndef POLLEN_CLI_FLAG_PARSER_H_
 #define POLLEN_CLI_FLAG_PARSER_H_
 
@@ -19,6 +20,7 @@ class FlagParser {
   explicit FlagParser(std::string command) : command_(std::move(command)) {}
 
   // Registers a flag; `name` uses underscores (max_len), accepted as --max-len and --max_len.
+  // Aborts when a flag of that name exists (the second would never be set).
   void Add(const std::string& name, uint32_t* v, const std::string& help);
   void Add(const std::string& name, uint64_t* v, const std::string& help);
   void Add(const std::string& name, std::string* v, const std::string& help);
@@ -46,6 +48,7 @@ class FlagParser {
     bool is_bool = false;
     std::function<Status(const std::string&)> set;
   };
+  void Push(Flag flag);
   const Flag* Find(const std::string& name) const;
 
   Status ParseEnvironment();

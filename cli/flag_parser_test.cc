@@ -103,7 +103,7 @@ TEST_F(FlagParserTest, EnvironmentSetsFlagsAndTheCommandLineWins) {
   EXPECT_TRUE(flags_.keep_going);
   EXPECT_FALSE(flags_.verbose);
   EXPECT_EQ(flags_.dict, "from-flag.dict");
-  EXPECT_THAT(parser_.Usage(), HasSubstr("POLLEN_NODE_ID"));
+  EXPECT_THAT(parser_.Usage(), HasSubstr("may also be set in the environment"));
 }
 
 TEST_F(FlagParserTest, BadEnvironmentValueNamesTheVariable) {
@@ -149,6 +149,21 @@ TEST(FlagParserSettingTest, TrueFalseAutoAndBare) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.message(),
               HasSubstr("--use-value-profile expects true, false or auto, got 'sometimes'"));
+}
+
+// A second flag of a name would never be set (the first takes every value): refused at once.
+TEST(FlagParserDeathTest, AFlagNameTwiceIsAProgrammingError) {
+  uint32_t a = 0, b = 0;
+  FlagParser parser("repro");
+  parser.Add("timeout", &a, "the input's");
+  EXPECT_DEATH(parser.Add("timeout", &b, "the controller's"),
+               "flag --timeout registered twice for 'pollen repro'");
+}
+
+// The environment's example in the usage is one of the command's own flags.
+TEST_F(FlagParserTest, UsageGivesTheEnvironmentOfItsFirstFlag) {
+  parser_.EnableEnvironment();
+  EXPECT_THAT(parser_.Usage(), HasSubstr("POLLEN_MAX_LEN=x for --max-len=x"));
 }
 
 TEST(FlagEnvironmentNameTest, CapitalsWithPrefix) {

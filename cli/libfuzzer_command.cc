@@ -97,6 +97,10 @@ int LibFuzzerCommand(int argc, char** argv) {
   }
   LibFuzzerRun& run = parsed.value();
   for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  if (Status made = MakeMissingDirs(run); !made.ok()) {
+    std::fprintf(stderr, "ERROR: %s\n", made.message().c_str());
+    return kExitFailureFound;  // as libFuzzer when it cannot make one
+  }
   switch (run.mode) {
     case LibFuzzerRun::Mode::kHelp:
       std::fprintf(stderr, "%s", LibFuzzerHelp().c_str());

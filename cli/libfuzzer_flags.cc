@@ -3,10 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
+#include <system_error>
 
 namespace pollen::cli {
 namespace {
@@ -103,6 +107,12 @@ const std::vector<FlagRule>& Rules() {
        "the failing input is written to this path (overrides -artifact_prefix)",
        [](int64_t, const std::string& t, LibFuzzerRun* r) {
          r->exact_artifact_path = t;
+         return Status::Ok();
+       }},
+      {"create_missing_dirs", false,
+       "1: make the corpus directory and the artifacts' directory when they do not exist",
+       [](int64_t v, const std::string&, LibFuzzerRun* r) {
+         r->create_missing_dirs = v != 0;
          return Status::Ok();
        }},
       {"print_final_stats", false,
@@ -245,6 +255,18 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Whether `path` exists; when not, errno says why.
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// The directory part of a file's path ("" for a bare name).
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
 }  // namespace
 
 Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
@@ -294,7 +316,32 @@ Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
   if (run.options.workers == 0) run.options.workers = 1;
   if (run.mode == LibFuzzerRun::Mode::kHelp) return run;
 
-  size_t dirs = static_cast<size_t>(std::count_if(paths.begin(), paths.end(), IsDirectory));
+  if (run.create_missing_dirs) {  // a prefix ending in '/' is a directory of its own
+    const std::string& prefix = run.artifact_prefix;
+    const bool whole = !prefix.empty() && prefix.back() == '/';
+    for (const std::string& dir :
+         {whole ? prefix : DirectoryOf(prefix), DirectoryOf(run.exact_artifact_path)}) {
+      if (!dir.empty() && !Exists(dir)) run.dirs_to_make.push_back(dir);
+    }
+  }
+  if (run.mode != LibFuzzerRun::Mode::kMinimizeCrash) {
+    for (const std::string& p : paths) {
+      if (Exists(p)) continue;
+      if (errno != ENOENT) return Status::Error("cannot read '" + p + "': " + std::strerror(errno));
+      if (!run.create_missing_dirs) {
+        return Status::Error("'" + p +
+                             "' does not exist (a path that is no file is a corpus directory, "
+                             "which libFuzzer needs made first: mkdir -p " +
+                             p + ", or -create_missing_dirs=1)");
+      }
+      run.dirs_to_make.push_back(p);
+    }
+  }
+  auto is_dir = [&run](const std::string& p) {
+    return IsDirectory(p) ||
+           std::find(run.dirs_to_make.begin(), run.dirs_to_make.end(), p) != run.dirs_to_make.end();
+  };
+  size_t dirs = static_cast<size_t>(std::count_if(paths.begin(), paths.end(), is_dir));
   if (run.mode == LibFuzzerRun::Mode::kMinimizeCrash) {
     if (paths.size() != 1 || dirs != 0) {
       return Status::Error("-minimize_crash=1 needs exactly one input file");
@@ -318,7 +365,7 @@ Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
   }
   if (dirs != paths.size()) {
     for (const std::string& p : paths) {
-      if (!IsDirectory(p)) {
+      if (!is_dir(p)) {
         return Status::Error(
             "'" + p +
             "' is not a directory: a libFuzzer binary fuzzes directories or runs files, not both");
@@ -328,6 +375,15 @@ Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
   run.options.corpus_dirs = paths;
   if (!paths.empty()) run.output_corpus = paths[0];
   return run;
+}
+
+Status MakeMissingDirs(const LibFuzzerRun& run) {
+  for (const std::string& dir : run.dirs_to_make) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) return Status::Error("cannot make directory '" + dir + "': " + error.message());
+  }
+  return Status::Ok();
 }
 
 std::string LibFuzzerHelp() {

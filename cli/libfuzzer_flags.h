@@ -32,18 +32,25 @@ struct LibFuzzerRun {
   std::string artifact_prefix;      // -artifact_prefix: prepended to crash-<sha1> etc.
   std::string exact_artifact_path;  // -exact_artifact_path: the one artifact's path
   bool print_final_stats = false;
-  int error_exitcode = 77;  // a failure that is not a sanitizer's report or a timeout
+  bool create_missing_dirs = false;  // -create_missing_dirs=1
+  int error_exitcode = 77;           // a failure that is not a sanitizer's report or a timeout
   int timeout_exitcode = 70;
   uint64_t runs = 0;        // -runs: kFuzz's limit, kRunInputs' repetitions (0: none, once)
   bool seeds_only = false;  // -runs=0: run the seeds, then stop
 
   std::vector<std::string> inputs;    // kRunInputs / kMinimizeCrash: the files given
   std::vector<std::string> warnings;  // one line each, printed before anything runs
+  // -create_missing_dirs=1: the corpus and artifact directories that do not exist yet,
+  // made by MakeMissingDirs before anything runs (libFuzzer's flag of that name).
+  std::vector<std::string> dirs_to_make;
 };
 
 // Parses `args` (what followed the target's path). `target` is the target binary.
 Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
                                         const std::vector<std::string>& args);
+
+// Makes run.dirs_to_make (and their parents). The error names the directory.
+Status MakeMissingDirs(const LibFuzzerRun& run);
 
 // The text of -help=1: every flag with what Pollen does with it.
 std::string LibFuzzerHelp();

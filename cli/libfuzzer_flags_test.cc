@@ -155,6 +155,38 @@ TEST_F(LibFuzzerFlagsTest, BadValuesAndMixedPathsAreErrors) {
   auto mixed = ParseLibFuzzerArgs("/bin/target", {in_, file_});
   ASSERT_FALSE(mixed.ok());
   EXPECT_THAT(mixed.status().message(), HasSubstr("not a directory"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{root_ + "/corpus", in_}, {root_ + "/corpus"}}) {
+    auto missing = ParseLibFuzzerArgs("/bin/target", args);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_THAT(missing.status().message(),
+                HasSubstr("'" + root_ + "/corpus' does not exist (a path that is no file is a"));
+  }
+}
+
+// libFuzzer's -create_missing_dirs=1: the missing corpus directory is a directory to make,
+// and so are the artifacts' (a prefix ending in '/' is one; otherwise its directory part).
+TEST_F(LibFuzzerFlagsTest, CreateMissingDirsMakesTheCorpusAndArtifactDirectories) {
+  const std::string corpus = root_ + "/new/corpus";
+  LibFuzzerRun run = Parse({"-create_missing_dirs=1", "-artifact_prefix=" + root_ + "/arts/",
+                            "-exact_artifact_path=" + root_ + "/exact/crash", corpus, in_});
+  EXPECT_EQ(run.mode, Mode::kFuzz);
+  EXPECT_THAT(run.options.corpus_dirs, ElementsAre(corpus, in_));
+  EXPECT_THAT(run.dirs_to_make, ElementsAre(root_ + "/arts/", root_ + "/exact/", corpus));
+  ASSERT_TRUE(MakeMissingDirs(run).ok());
+  for (const std::string& dir : run.dirs_to_make) {
+    struct stat st;
+    EXPECT_TRUE(stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) << dir;
+  }
+  // Only what is missing: the existing input directory and a bare prefix make nothing.
+  EXPECT_THAT(Parse({"-create_missing_dirs=1", "-artifact_prefix=crash-", in_}).dirs_to_make,
+              IsEmpty());
+  // A file in the way is an error that names the directory.
+  LibFuzzerRun blocked;
+  blocked.dirs_to_make = {file_ + "/sub"};
+  Status made = MakeMissingDirs(blocked);
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.message(), HasSubstr("cannot make directory '" + file_ + "/sub'"));
 }
 
 TEST_F(LibFuzzerFlagsTest, HelpMergeAndMinimizeCrashAreModes) {

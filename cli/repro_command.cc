@@ -136,7 +136,7 @@ int ReproCommand(int argc, char** argv) {
              "rss limit");
   parser.Add("campaign", &campaign_name, "pull the reproducer of SIGNATURE from this campaign");
   parser.Add("out", &out, "with --campaign: where to save it (default crashes-CAMPAIGN)");
-  AddControllerFlags(&parser, &controller_flags);
+  AddControllerFlags(&parser, &controller_flags, "controller_timeout");
   std::vector<std::string> positional;
   bool help = false;
   Status parsed = parser.Parse(argc, argv, &positional, &help);

@@ -46,7 +46,8 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(uint32_t, minimize_share, 25,                                                                \
     "percent of the fuzzing's cost (executions weighted by input size) that minimizing new "     \
     "inputs may cost, and never more time than fuzzing; a find beyond it joins the corpus as "   \
-    "it was found; 0 = never minimize")                                                          \
+    "it was found, and one that minimizing shortened is kept as found too, as a crossover "      \
+    "partner; 0 = never minimize")                                                               \
   X(Setting, use_value_profile, Setting::kAuto,                                                  \
     "also keep inputs that bring a comparison closer (libFuzzer's -use_value_profile): true, "   \
     "false, or auto: on only while no new edge has been found for 5 s")                          \

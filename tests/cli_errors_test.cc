@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/test_util.h"
 
@@ -120,12 +124,34 @@ TEST(CliErrorsTest, ReproOfADirectoryRunsItsFilesAndFailsIfAnyStillCrashes) {
   EXPECT_THAT(empty.output, HasSubstr("nothing to run"));
 }
 
+// Every command and subcommand prints its usage, each flag once (a flag named twice was
+// unreachable: repro's controller timeout, before it became --controller-timeout).
 TEST(CliErrorsTest, HelpOnEveryCommand) {
-  for (const char* cmd : {"fuzz", "repro", "minimize"}) {
-    CommandResult r = Pollen({cmd, "--help"});
-    EXPECT_EQ(r.exit_code, 0) << cmd;
-    EXPECT_THAT(r.output, HasSubstr(std::string("Usage: pollen ") + cmd)) << cmd;
+  const std::vector<std::string> commands = {
+      "fuzz",           "node",           "repro",       "minimize",      "libfuzzer",
+      "corpus",         "corpus stats",   "corpus ls",   "corpus import", "corpus export",
+      "corpus merge",   "corpus compact", "corpus pull", "corpus push",   "broker",
+      "keygen",         "controller",     "coverage",    "config",        "list",
+      "status",         "start",          "stop",        "crashes list",  "crashes pull",
+      "crashes export", "nightly",        "report pull", "build push"};
+  for (const std::string& name : commands) {
+    std::vector<std::string> args;
+    std::istringstream words(name);
+    for (std::string w; words >> w;) args.push_back(w);
+    const std::string first = args[0];
+    args.push_back("--help");
+    CommandResult r = Pollen(args);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("Usage: pollen " + first)) << name;
+    std::set<std::string> seen;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("  --", 0) != 0) continue;
+      const std::string flag = line.substr(2, line.find_first_of("= ", 2) - 2);
+      EXPECT_TRUE(seen.insert(flag).second) << name << " lists " << flag << " twice";
+    }
   }
+  EXPECT_THAT(Pollen({"repro", "--help"}).output, HasSubstr("--controller-timeout=N"));
 }
 
 }  // namespace
