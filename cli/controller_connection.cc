@@ -1,6 +1,5 @@
 #include "cli/controller_connection.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 namespace pollen::cli {
@@ -31,9 +30,7 @@ Result<controller::ControllerClientOptions> ControllerClientOptionsFrom(
         "no controller given: --controller=tcp://HOST:PORT (or set $POLLEN_CONTROLLER)");
   }
   if (flags.timeout == 0) {
-    std::string name = flags.timeout_flag;
-    std::replace(name.begin(), name.end(), '_', '-');
-    return Status::Error("--" + name + " must be at least 1 second");
+    return Status::Error("--" + FlagDashedName(flags.timeout_flag) + " must be at least 1 second");
   }
   const bool curve = !flags.key.empty() || !flags.controller_key.empty();
   if (curve == flags.insecure_plaintext) {

@@ -10,11 +10,6 @@
 namespace pollen::cli {
 namespace {
 
-std::string Dashed(std::string name) {
-  std::replace(name.begin(), name.end(), '_', '-');
-  return name;
-}
-
 std::string Underscored(std::string name) {
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
@@ -38,14 +33,14 @@ Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t 
                      uint64_t* out) {
   if (text.empty() || text.size() > 20 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return Status::Error("--" + Dashed(flag) + " expects a non-negative integer, got '" + text +
-                         "'");
+    return Status::Error("--" + FlagDashedName(flag) + " expects a non-negative integer, got '" +
+                         text + "'");
   }
   uint64_t v = 0;
   for (char c : text) {
     uint64_t digit = static_cast<uint64_t>(c - '0');
     if (v > (max - digit) / 10) {
-      return Status::Error("--" + Dashed(flag) + " is too large: " + text + " (at most " +
+      return Status::Error("--" + FlagDashedName(flag) + " is too large: " + text + " (at most " +
                            std::to_string(max) + ")");
     }
     v = v * 10 + digit;
@@ -79,7 +74,8 @@ void FlagParser::Add(const std::string& name, std::string* v, const std::string&
 void FlagParser::Add(const std::string& name, bool* v, const std::string& help) {
   Push({name, help, *v ? "true" : "false", true, [name, v](const std::string& s) {
           if (!ParseTrueFalse(s, v)) {
-            return Status::Error("--" + Dashed(name) + " expects true or false, got '" + s + "'");
+            return Status::Error("--" + FlagDashedName(name) + " expects true or false, got '" + s +
+                                 "'");
           }
           return Status::Ok();
         }});
@@ -93,8 +89,8 @@ void FlagParser::Add(const std::string& name, node::Setting* v, const std::strin
           } else if (s == "auto") {
             *v = node::Setting::kAuto;
           } else {
-            return Status::Error("--" + Dashed(name) + " expects true, false or auto, got '" + s +
-                                 "'");
+            return Status::Error("--" + FlagDashedName(name) +
+                                 " expects true, false or auto, got '" + s + "'");
           }
           return Status::Ok();
         }});
@@ -104,7 +100,7 @@ void FlagParser::Push(Flag flag) {
   // Two flags of one name would leave the second unreachable (Find takes the first).
   if (Find(flag.name) != nullptr) {
     std::fprintf(stderr, "pollen: flag --%s registered twice for 'pollen %s'\n",
-                 Dashed(flag.name).c_str(), command_.c_str());
+                 FlagDashedName(flag.name).c_str(), command_.c_str());
     std::abort();
   }
   flags_.push_back(std::move(flag));
@@ -116,6 +112,11 @@ const FlagParser::Flag* FlagParser::Find(const std::string& name) const {
     if (f.name == key) return &f;
   }
   return nullptr;
+}
+
+std::string FlagDashedName(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
 }
 
 std::string FlagEnvironmentName(const std::string& name) {
@@ -173,7 +174,7 @@ Status FlagParser::Parse(int argc, char** argv, std::vector<std::string>* positi
     if (eq != std::string::npos) {
       value = body.substr(eq + 1);
     } else if (!flag->is_bool) {
-      if (i + 1 >= argc) return Status::Error("--" + Dashed(flag->name) + " needs a value");
+      if (i + 1 >= argc) return Status::Error("--" + FlagDashedName(flag->name) + " needs a value");
       value = argv[++i];
     }
     Status st = flag->set(value);
@@ -187,15 +188,16 @@ std::string FlagParser::Usage() const {
   if (environment_ && !flags_.empty()) {
     const std::string& example = flags_.front().name;
     out += "  (each flag may also be set in the environment: " + FlagEnvironmentName(example) +
-           "=x for --" + Dashed(example) + "=x;\n   the command line wins)\n";
+           "=x for --" + FlagDashedName(example) + "=x;\n   the command line wins)\n";
   }
   for (const auto& f : flags_) {
-    std::string left = "  --" + Dashed(f.name) + (f.is_bool ? "" : "=N");
-    if (!f.is_bool && f.default_value.empty()) left = "  --" + Dashed(f.name) + "=PATH";
+    std::string left = "  --" + FlagDashedName(f.name) + (f.is_bool ? "" : "=N");
+    if (!f.is_bool && f.default_value.empty()) left = "  --" + FlagDashedName(f.name) + "=PATH";
     if (left.size() < 24) left.resize(24, ' ');
     out += left + " " + f.help;
     if (!f.is_bool && !f.default_value.empty()) out += " [" + f.default_value + "]";
-    if (f.is_bool && f.default_value == "true") out += " [on; --" + Dashed(f.name) + "=false: off]";
+    if (f.is_bool && f.default_value == "true")
+      out += " [on; --" + FlagDashedName(f.name) + "=false: off]";
     if (f.is_bool && f.default_value == "auto") out += " [auto]";
     out += "\n";
   }

@@ -62,6 +62,9 @@ class FlagParser {
 // "POLLEN_NODE_ID").
 std::string FlagEnvironmentName(const std::string& name);
 
+// A flag's name as the command line shows it: dashes for underscores ("max_len" -> "max-len").
+std::string FlagDashedName(std::string name);
+
 // Parses a non-negative decimal integer that fits in `max`.
 Status ParseUnsigned(const std::string& flag, const std::string& text, uint64_t max, uint64_t* out);
 
