@@ -29,8 +29,8 @@ esac
 # test (tests/k8s/cluster_in_a_box.py): iproute2 (ip netns), python3-yaml. The dashboard's
 # browser test (tests/dashboard/): chromium, driven by npm playwright-core.
 # scripts/fresh-machine-check.sh proves on a bare Debian 12 root that this list is complete.
-# The build (and the demo: llvm-14's llvm-symbolizer for its stack traces).
-packages=(
+# The build and the demo.
+build_packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14 llvm-14-dev
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
   libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
@@ -52,7 +52,7 @@ if [ "$scope" = build ]; then
 fi
 
 missing=()
-for p in "${packages[@]}" "${test_packages[@]}"; do
+for p in "${build_packages[@]}" "${test_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 for c in "${commands[@]}"; do
