@@ -19,7 +19,7 @@
 #   -O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #
 # Usage: bench/real/build_target.sh NAME [FLAVOR...]
-#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
+#   NAME   libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | zstd | keyword | magic4 (examples/NAME.cc, planted bug armed) | empty
 #          | puzzle_* (bench/puzzles/NAME.cc)
 #   FLAVOR pollen pollen-routines libfuzzer afl afl-cmplog cov (default: all but pollen-routines)
 # Environment: BENCH_JOBS (make -j, default 1), POLLEN_BUILD_DIR, BENCH_REAL_DIR.
@@ -46,7 +46,7 @@ for f in "${flavors[@]}"; do
 done
 
 case "$name" in
-  libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile)
+  libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | zstd)
     src=$out/src/$name
     [ -f "$src/.bench-real-source" ] || { echo "ERROR: $src missing: run bench/real/setup.sh" >&2; exit 1; } ;;
   keyword | magic4 | empty)
@@ -55,7 +55,7 @@ case "$name" in
   puzzle_*)
     src=$root/bench/puzzles
     [ -f "$src/$name.cc" ] || { echo "ERROR: no $src/$name.cc" >&2; exit 1; } ;;
-  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, libsndfile, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
+  *) echo "ERROR: unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, libsndfile, zstd, keyword, magic4, empty, puzzle_*)" >&2; exit 2 ;;
 esac
 
 dest=$out/targets/$name
@@ -201,6 +201,25 @@ build_lib() {
       harness=$src/ossfuzz/sndfile_fuzzer.cc
       harness_flags=(-I"$src/include" -I"$src/ossfuzz")
       ;;
+    zstd)
+      # The decompressor of every format (the current one and the legacy v0.1-v0.7) with
+      # zstd's own fuzzing helpers and the defines of its tests/fuzz/Makefile (legacy support,
+      # DEBUGLEVEL 2: asserts on); C only (ZSTD_DISABLE_ASM: an assembly loop has no edges
+      # for any fuzzer to see).
+      local f o zflags=(-DZSTD_LEGACY_SUPPORT=1 -DDEBUGLEVEL=2 -DXXH_NAMESPACE=ZSTD_ -DZSTD_DISABLE_ASM
+        -I"$src/lib" -I"$src/lib/common" -I"$src/lib/legacy" -I"$src/lib/decompress" -I"$src/tests/fuzz")
+      local objs=()
+      for f in "$src"/lib/common/*.c "$src"/lib/decompress/*.c "$src"/lib/legacy/*.c \
+        "$src"/tests/fuzz/fuzz_helpers.c "$src"/tests/fuzz/fuzz_data_producer.c; do
+        o=$w/$(basename "$f" .c).o
+        "$CC" "${CFLAGS[@]}" "${zflags[@]}" -c "$f" -o "$o"
+        objs+=("$o")
+      done
+      llvm-ar-14 rcs "$w/libzstd.a" "${objs[@]}"
+      lib_args=("$w/libzstd.a" -lpthread)
+      harness=$src/tests/fuzz/simple_decompress.c
+      harness_flags=("${zflags[@]}")
+      ;;
     keyword | magic4 | empty)
       lib_args=()
       harness=$src/$name.cc
@@ -286,7 +305,7 @@ copy_dict_and_seeds() {
   case "$name" in
     libpng) dict=$src/contrib/oss-fuzz/png.dict ;;
     jsoncpp) dict=$src/src/test_lib_json/fuzz.dict ;;
-    re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
+    re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | zstd | keyword | magic4 | empty | puzzle_*) dict="" ;;  # none in the tree
   esac
   rm -f "$dest/dict"
   [ -z "$dict" ] || cp "$dict" "$dest/dict"

@@ -6,7 +6,7 @@
 # Usage: bench/real/run.sh [flags]
 #   --time=T        minutes per run (default 10); "30s" for seconds
 #   --trials=N      trials per fuzzer and target (default 3)
-#   --targets=LIST  comma-separated; NAME or NAME:MODE (default libpng,jsoncpp,re2,expat,lz4,sqlite3,mbedtls,libsndfile,keyword,magic4,empty)
+#   --targets=LIST  comma-separated; NAME or NAME:MODE (default libpng,jsoncpp,re2,expat,lz4,sqlite3,mbedtls,libsndfile,zstd,keyword,magic4,empty)
 #                   modes: coverage (real targets: run T, go on after crashes), bug (keyword,
 #                   magic4: stop at the first crash, T is a limit), speed (empty: exec/s only,
 #                   --speed-time seconds)
@@ -34,7 +34,7 @@ out=${BENCH_REAL_DIR:-$build/bench-real}
 here=$root/bench/real
 
 T=600 trials=3 first_trial=1 snap=60 speed_time=60 cpus=0,1 results="" setup=1 docs=0
-targets=libpng,jsoncpp,re2,expat,lz4,sqlite3,mbedtls,libsndfile,keyword,magic4,empty
+targets=libpng,jsoncpp,re2,expat,lz4,sqlite3,mbedtls,libsndfile,zstd,keyword,magic4,empty
 fuzzers=pollen,libfuzzer,aflplusplus
 die() { echo "ERROR: $*" >&2; exit 2; }
 is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
@@ -71,10 +71,10 @@ for spec in "${specs[@]}"; do
   name=${spec%%:*} mode=""
   [[ "$spec" == *:* ]] && mode=${spec#*:}
   case "$name" in
-    libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile) : "${mode:=coverage}" ;;
+    libpng | jsoncpp | re2 | expat | lz4 | sqlite3 | mbedtls | libsndfile | zstd) : "${mode:=coverage}" ;;
     keyword | magic4 | puzzle_*) : "${mode:=bug}" ;;
     empty) : "${mode:=speed}" ;;
-    *) die "unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, libsndfile, keyword, magic4, empty, puzzle_*)" ;;
+    *) die "unknown target $name (libpng, jsoncpp, re2, expat, lz4, sqlite3, mbedtls, libsndfile, zstd, keyword, magic4, empty, puzzle_*)" ;;
   esac
   case "$mode" in coverage | bug | speed) ;; *) die "unknown mode $mode in $spec" ;; esac
   target_list+=("$name"); mode_of[$name]=$mode

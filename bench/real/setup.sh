@@ -72,11 +72,13 @@ declare -A pin=(
   [sqlite3]=3.40.1-2+deb12u2
   [mbedtls]=2.28.3-1
   [libsndfile]=1.2.0-1+deb12u1
+  [libzstd]=1.5.4+dfsg2-5
 )
 # BENCH_REAL_PINS="pkg=version ..." overrides these.
 for pv in ${BENCH_REAL_PINS:-}; do pin[${pv%%=*}]=${pv#*=}; done
 declare -A dirname=([libpng1.6]=libpng [libjsoncpp]=jsoncpp [re2]=re2 [expat]=expat [lz4]=lz4
-                   [sqlite3]=sqlite3 [mbedtls]=mbedtls [libsndfile]=libsndfile)
+                   [sqlite3]=sqlite3 [mbedtls]=mbedtls [libsndfile]=libsndfile
+                   [libzstd]=zstd)
 
 fetch() {  # fetch PACKAGE DEST
   local pkg=$1 dest=$2 dl=$out/src/_downloads/$1
@@ -119,7 +121,7 @@ fetch() {  # fetch PACKAGE DEST
 }
 
 mkdir -p "$out/src"
-for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3 mbedtls libsndfile; do
+for pkg in libpng1.6 libjsoncpp re2 expat lz4 sqlite3 mbedtls libsndfile libzstd; do
   fetch "$pkg" "$out/src/${dirname[$pkg]}"
 done
 
