@@ -88,8 +88,7 @@ void ReplaceUnprintable(std::vector<uint8_t>& v, std::vector<uint8_t>& cand, Att
 }  // namespace
 
 std::vector<uint8_t> MinimizeBytes(std::vector<uint8_t> input, const MinimizeOracle& oracle,
-                                   uint64_t max_attempts, uint64_t* attempts_made,
-                                   const PrintableJudge& printable_judge) {
+                                   uint64_t max_attempts, uint64_t* attempts_made) {
   Attempter at(oracle, max_attempts);
   std::vector<uint8_t> v = std::move(input);
   std::vector<uint8_t> cand;
@@ -100,13 +99,6 @@ std::vector<uint8_t> MinimizeBytes(std::vector<uint8_t> input, const MinimizeOra
   RemoveRanges(v, cand, 1, /*skip_suffix=*/true, at);
   for (size_t len = v.size() / 2; len >= 2 && !at.exhausted(); len /= 2) {
     RemoveRanges(v, cand, len, /*skip_suffix=*/false, at);
-  }
-  if (printable_judge && !at.exhausted()) {
-    MinimizeOracle judge = printable_judge(v);
-    Attempter printable(judge, max_attempts - at.attempts());
-    ReplaceUnprintable(v, cand, printable);
-    if (attempts_made != nullptr) *attempts_made = at.attempts() + printable.attempts();
-    return v;
   }
   ReplaceUnprintable(v, cand, at);
 

@@ -91,42 +91,6 @@ TEST(MinimizerTest, ReplacesNonPrintableBytes) {
   EXPECT_EQ(Str(out), "0A01");
 }
 
-TEST(MinimizerTest, PrintableJudgeDecidesStrategyFourFromTheShrunkInput) {
-  // The oracle wants 4 bytes or more with 'A' at index 1; the judge's oracle also keeps byte 2 as
-  // it was in the shrunk input (a byte an old feature depends on).
-  MinimizeOracle oracle = [](const uint8_t* d, size_t n) { return n >= 4 && d[1] == 'A'; };
-  std::vector<uint8_t> judged_from;
-  PrintableJudge judge = [&](const std::vector<uint8_t>& shrunk) -> MinimizeOracle {
-    judged_from = shrunk;
-    uint8_t kept = shrunk[2];
-    return [kept](const uint8_t* d, size_t n) { return n >= 4 && d[1] == 'A' && d[2] == kept; };
-  };
-  std::vector<uint8_t> in = {0x00, 'A', 0xff, 0x80, 0x01, 0x02};
-  uint64_t attempts = 0;
-  std::vector<uint8_t> out = MinimizeBytes(in, oracle, 1000, &attempts, judge);
-  EXPECT_EQ(judged_from, std::vector<uint8_t>({0x00, 'A', 0xff, 0x80}));
-  EXPECT_EQ(out, std::vector<uint8_t>({'0', 'A', 0xff, '0'}));
-  // Without the judge, byte 2 turns printable too.
-  EXPECT_EQ(Str(MinimizeBytes(in, oracle, 1000, nullptr)), "0A00");
-}
-
-TEST(MinimizerTest, PrintableJudgeSharesTheAttemptBudget) {
-  uint64_t calls = 0;
-  MinimizeOracle count_all = [&calls](const uint8_t*, size_t n) {
-    calls++;
-    return n == 8;
-  };
-  PrintableJudge judge = [&](const std::vector<uint8_t>&) { return count_all; };
-  for (uint64_t max : {3u, 40u, 100000u}) {
-    SCOPED_TRACE(max);
-    calls = 0;
-    uint64_t attempts = 0;
-    MinimizeBytes(std::vector<uint8_t>(8, 0x01), count_all, max, &attempts, judge);
-    EXPECT_EQ(attempts, calls);
-    EXPECT_LE(attempts, max);
-  }
-}
-
 TEST(MinimizerTest, PrintableBytesAreLeftAlone) {
   uint64_t calls = 0;
   MinimizeOracle oracle = [&calls](const uint8_t* d, size_t n) {

@@ -24,8 +24,8 @@
 #   --docs          write the report into docs/benchmarks.md and the plots into docs/img/
 #
 # Each run: bench/real/run_one.sh; measurement: bench/real/measure.sh; report:
-# bench/real/report.py (RESULTS/report.md, RESULTS/*.svg). The default (8 targets, 3 fuzzers,
-# 10 min, 3 trials) takes about 6 h 15 min on 2 CPUs, plus the measurement.
+# bench/real/report.py (RESULTS/report.md, RESULTS/*.svg). The default (9 targets, 3 fuzzers,
+# 10 min, 3 trials) takes about 7 h on 2 CPUs, plus the measurement.
 # Exits non-zero if a run or the measurement failed; never because of a result.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

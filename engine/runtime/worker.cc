@@ -371,8 +371,7 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
   const uint32_t duration_ms = request.getDurationMs();
   const uint64_t deadline_ms = duration_ms == 0 ? UINT64_MAX : CoarseNowMs() + duration_ms;
   bool timed_out = false;
-  // Runs a candidate; true when its features include every one of `wanted`.
-  auto keeps = [&](const uint8_t* data, size_t size, const std::vector<uint32_t>& wanted) {
+  auto oracle = [&](const uint8_t* data, size_t size) {
     if (timed_out || CoarseNowMs() >= deadline_ms) {
       timed_out = true;
       return false;
@@ -384,22 +383,11 @@ void Worker::HandleMinimize(schema::MinimizeRequest::Reader request) {
     CountRun();
     // Features come out of the scan sorted by counter index.
     return std::includes(features_.begin(),
-                         features_.begin() + static_cast<ptrdiff_t>(feature_count_), wanted.begin(),
-                         wanted.end());
-  };
-  auto oracle = [&](const uint8_t* data, size_t size) { return keeps(data, size, keep); };
-  // Bytes turn printable only where the shrunk input keeps every feature it had, old ones
-  // included (engine/minimizer.h, PrintableJudge).
-  std::vector<uint32_t> keep_all;
-  auto printable_judge = [&](const std::vector<uint8_t>& shrunk) -> engine::MinimizeOracle {
-    if (!keeps(shrunk.data(), shrunk.size(), keep))
-      return [](const uint8_t*, size_t) { return false; };
-    keep_all.assign(features_.begin(), features_.begin() + static_cast<ptrdiff_t>(feature_count_));
-    return [&](const uint8_t* data, size_t size) { return keeps(data, size, keep_all); };
+                         features_.begin() + static_cast<ptrdiff_t>(feature_count_), keep.begin(),
+                         keep.end());
   };
   uint64_t attempts = 0;
-  std::vector<uint8_t> best =
-      engine::MinimizeBytes(input, oracle, request.getMaxRuns(), &attempts, printable_judge);
+  std::vector<uint8_t> best = engine::MinimizeBytes(input, oracle, request.getMaxRuns(), &attempts);
   // Run the result once more: its own, complete feature list goes back.
   std::memcpy(shm_.raw(), best.data(), best.size());
   Publish(&h->raw_size, static_cast<uint32_t>(best.size()));
