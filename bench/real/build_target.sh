@@ -90,6 +90,23 @@ pollen_link_args() {
 }
 
 # --- the library and harness of each target ---------------------------------------------
+# archive_c W ARCHIVE EXTRA FILE...: compiles each C file with $CFLAGS and the flags of the
+# array named EXTRA into W/NAME.o, $jobs at a time (each waited for by pid, so a failed one
+# fails the flavor), and puts them into ARCHIVE.
+archive_c() {
+  local w=$1 archive=$2 f o p objs=() pids=()
+  local -n extra=$3
+  shift 3
+  for f in "$@"; do
+    o=$w/$(basename "$f" .c).o
+    "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
+    pids+=($!) && objs+=("$o")
+    if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  llvm-ar-14 rcs "$archive" "${objs[@]}"
+}
+
 # build_lib W: builds the code under test in work dir W with $CC/$CXX/$CFLAGS/$CXXFLAGS and
 # sets lib_args (what to link), harness (the harness source) and harness_flags.
 build_lib() {
@@ -147,12 +164,9 @@ build_lib() {
     lz4)
       # The frame decompressor (checksummed header and blocks) with lz4's own OSS-Fuzz
       # helpers; the library files compile directly.
-      local f objs=()
-      for f in lib/lz4 lib/lz4hc lib/lz4frame lib/xxhash ossfuzz/lz4_helpers ossfuzz/fuzz_data_producer; do
-        "$CC" "${CFLAGS[@]}" -I"$src/lib" -c "$src/$f.c" -o "$w/$(basename "$f").o"
-        objs+=("$w/$(basename "$f").o")
-      done
-      llvm-ar-14 rcs "$w/liblz4.a" "${objs[@]}"
+      local lz4flags=(-I"$src/lib")
+      archive_c "$w" "$w/liblz4.a" lz4flags "$src"/lib/{lz4,lz4hc,lz4frame,xxhash}.c \
+        "$src"/ossfuzz/{lz4_helpers,fuzz_data_producer}.c
       lib_args=("$w/liblz4.a")
       harness=$src/ossfuzz/decompress_frame_fuzzer.c
       harness_flags=(-I"$src/lib" -I"$src/ossfuzz")
@@ -170,16 +184,8 @@ build_lib() {
       # X.509 certificate parsing (DER and PEM: nested ASN.1 lengths, OIDs) with the default
       # configuration (include/mbedtls/config.h); every library file compiles directly and
       # the link takes what the harness needs from the archive.
-      # $jobs compiles at a time; each is waited for by pid, so a failed one fails the flavor.
-      local f o p objs=() pids=()
-      for f in "$src"/library/*.c; do
-        o=$w/$(basename "$f" .c).o
-        "$CC" "${CFLAGS[@]}" -I"$src/include" -I"$src/library" -c "$f" -o "$o" &
-        pids+=($!) && objs+=("$o")
-        if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
-      done
-      for p in "${pids[@]}"; do wait "$p"; done
-      llvm-ar-14 rcs "$w/libmbedtls.a" "${objs[@]}"
+      local mbflags=(-I"$src/include" -I"$src/library")
+      archive_c "$w" "$w/libmbedtls.a" mbflags "$src"/library/*.c
       lib_args=("$w/libmbedtls.a")
       harness=$src/programs/fuzz/fuzz_x509crt.c
       harness_flags=(-I"$src/include")
@@ -206,16 +212,10 @@ build_lib() {
       # zstd's own fuzzing helpers and the defines of its tests/fuzz/Makefile (legacy support,
       # DEBUGLEVEL 2: asserts on); C only (ZSTD_DISABLE_ASM: an assembly loop has no edges
       # for any fuzzer to see).
-      local f o zflags=(-DZSTD_LEGACY_SUPPORT=1 -DDEBUGLEVEL=2 -DXXH_NAMESPACE=ZSTD_ -DZSTD_DISABLE_ASM
+      local zflags=(-DZSTD_LEGACY_SUPPORT=1 -DDEBUGLEVEL=2 -DXXH_NAMESPACE=ZSTD_ -DZSTD_DISABLE_ASM
         -I"$src/lib" -I"$src/lib/common" -I"$src/lib/legacy" -I"$src/lib/decompress" -I"$src/tests/fuzz")
-      local objs=()
-      for f in "$src"/lib/common/*.c "$src"/lib/decompress/*.c "$src"/lib/legacy/*.c \
-        "$src"/tests/fuzz/fuzz_helpers.c "$src"/tests/fuzz/fuzz_data_producer.c; do
-        o=$w/$(basename "$f" .c).o
-        "$CC" "${CFLAGS[@]}" "${zflags[@]}" -c "$f" -o "$o"
-        objs+=("$o")
-      done
-      llvm-ar-14 rcs "$w/libzstd.a" "${objs[@]}"
+      archive_c "$w" "$w/libzstd.a" zflags "$src"/lib/{common,decompress,legacy}/*.c \
+        "$src"/tests/fuzz/{fuzz_helpers,fuzz_data_producer}.c
       lib_args=("$w/libzstd.a" -lpthread)
       harness=$src/tests/fuzz/simple_decompress.c
       harness_flags=("${zflags[@]}")
