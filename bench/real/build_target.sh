@@ -90,16 +90,21 @@ pollen_link_args() {
 }
 
 # --- the library and harness of each target ---------------------------------------------
-# archive_c W ARCHIVE EXTRA FILE...: compiles each C file with $CFLAGS and the flags of the
-# array named EXTRA into W/NAME.o, $jobs at a time (each waited for by pid, so a failed one
-# fails the flavor), and puts them into ARCHIVE.
-archive_c() {
+# archive_objs W ARCHIVE EXTRA FILE...: compiles each C file (.c, with $CC and $CFLAGS) or
+# C++ file (.cpp, with $CXX and $CXXFLAGS), with the flags of the array named EXTRA, into
+# W/NAME.o, $jobs at a time (each waited for by pid, so a failed one fails the flavor), and
+# puts them into ARCHIVE.
+archive_objs() {
   local w=$1 archive=$2 f o p objs=() pids=()
   local -n extra=$3
   shift 3
   for f in "$@"; do
-    o=$w/$(basename "$f" .c).o
-    "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
+    o=$w/$(basename "${f%.*}").o
+    if [[ "$f" == *.cpp ]]; then
+      "$CXX" "${CXXFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
+    else
+      "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
+    fi
     pids+=($!) && objs+=("$o")
     if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   done
@@ -126,12 +131,8 @@ build_lib() {
       ;;
     jsoncpp)
       # The three library files compile directly.
-      local f objs=()
-      for f in json_reader json_value json_writer; do
-        "$CXX" "${CXXFLAGS[@]}" -I"$src/include" -c "$src/src/lib_json/$f.cpp" -o "$w/$f.o"
-        objs+=("$w/$f.o")
-      done
-      llvm-ar-14 rcs "$w/libjsoncpp.a" "${objs[@]}"
+      local jflags=(-I"$src/include")
+      archive_objs "$w" "$w/libjsoncpp.a" jflags "$src"/src/lib_json/json_{reader,value,writer}.cpp
       lib_args=("$w/libjsoncpp.a")
       harness=$src/src/test_lib_json/fuzz.cpp
       harness_flags=(-I"$src/include" -I"$src/src/test_lib_json")
@@ -165,7 +166,7 @@ build_lib() {
       # The frame decompressor (checksummed header and blocks) with lz4's own OSS-Fuzz
       # helpers; the library files compile directly.
       local lz4flags=(-I"$src/lib")
-      archive_c "$w" "$w/liblz4.a" lz4flags "$src"/lib/{lz4,lz4hc,lz4frame,xxhash}.c \
+      archive_objs "$w" "$w/liblz4.a" lz4flags "$src"/lib/{lz4,lz4hc,lz4frame,xxhash}.c \
         "$src"/ossfuzz/{lz4_helpers,fuzz_data_producer}.c
       lib_args=("$w/liblz4.a")
       harness=$src/ossfuzz/decompress_frame_fuzzer.c
@@ -185,7 +186,7 @@ build_lib() {
       # configuration (include/mbedtls/config.h); every library file compiles directly and
       # the link takes what the harness needs from the archive.
       local mbflags=(-I"$src/include" -I"$src/library")
-      archive_c "$w" "$w/libmbedtls.a" mbflags "$src"/library/*.c
+      archive_objs "$w" "$w/libmbedtls.a" mbflags "$src"/library/*.c
       lib_args=("$w/libmbedtls.a")
       harness=$src/programs/fuzz/fuzz_x509crt.c
       harness_flags=(-I"$src/include")
@@ -214,7 +215,7 @@ build_lib() {
       # for any fuzzer to see).
       local zflags=(-DZSTD_LEGACY_SUPPORT=1 -DDEBUGLEVEL=2 -DXXH_NAMESPACE=ZSTD_ -DZSTD_DISABLE_ASM
         -I"$src/lib" -I"$src/lib/common" -I"$src/lib/legacy" -I"$src/lib/decompress" -I"$src/tests/fuzz")
-      archive_c "$w" "$w/libzstd.a" zflags "$src"/lib/{common,decompress,legacy}/*.c \
+      archive_objs "$w" "$w/libzstd.a" zflags "$src"/lib/{common,decompress,legacy}/*.c \
         "$src"/tests/fuzz/{fuzz_helpers,fuzz_data_producer}.c
       lib_args=("$w/libzstd.a" -lpthread)
       harness=$src/tests/fuzz/simple_decompress.c
