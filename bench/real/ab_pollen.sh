@@ -6,7 +6,10 @@
 # and edges, then the medians and the ratios B/A and B/libFuzzer (exec/s).
 #
 # Usage: bench/real/ab_pollen.sh NAME A_BINARY B_BINARY [--time=S] [--rounds=N] [--cpus=C0,C1]
+#                                 [--no-libfuzzer]
 #   (default 60 s, 2 rounds = 4 runs of each, CPUs 0,1)
+# --no-libfuzzer skips the last pair (libFuzzer beside one more B run): only A against B.
+#   libFuzzer's figure, when it runs, is its own "cov:" count in the edges column.
 # Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_CLI_A (A's, when the change
 #   moved the worker's shared-memory layout and B's pollen refuses A; default POLLEN_CLI),
 #   POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g.
@@ -23,7 +26,7 @@ build=${POLLEN_BUILD_DIR:-$root/build}
 out=${BENCH_REAL_DIR:-$build/bench-real}
 cli=${POLLEN_CLI:-$build/cli/pollen}
 cli_a=${POLLEN_CLI_A:-$cli}
-T=60 rounds=2 cpus=0,1
+T=60 rounds=2 cpus=0,1 with_libfuzzer=1
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 args=()
@@ -32,6 +35,7 @@ for a in "$@"; do
     --time=*) T=${a#--time=} ;;
     --rounds=*) rounds=${a#--rounds=} ;;
     --cpus=*) cpus=${a#--cpus=} ;;
+    --no-libfuzzer) with_libfuzzer=0 ;;
     -h | --help) usage; exit 0 ;;
     -*) echo "ERROR: unknown flag $a" >&2; exit 2 ;;
     *) args+=("$a") ;;
@@ -43,7 +47,9 @@ name=${args[0]} bin_a=${args[1]} bin_b=${args[2]}
 IFS=, read -r cpu0 cpu1 <<<"$cpus"
 [[ "$cpu0" =~ ^[0-9]+$ && "$cpu1" =~ ^[0-9]+$ ]] || { echo "ERROR: --cpus=C0,C1" >&2; exit 2; }
 d=$out/targets/$name
-for f in "$bin_a" "$bin_b" "$d/libfuzzer" "$cli" "$cli_a"; do
+need=("$bin_a" "$bin_b" "$cli" "$cli_a")
+[ "$with_libfuzzer" = 1 ] && need+=("$d/libfuzzer")
+for f in "${need[@]}"; do
   [ -x "$f" ] || { echo "ERROR: $f missing or not executable" >&2; exit 1; }
 done
 dict_args=() lf_dict=()
@@ -98,9 +104,11 @@ for ((r = 1; r <= rounds; r++)); do
   run_pollen A "$bin_a" "$cpu1" >>"$results" & p2=$!
   wait $p1 && wait $p2
 done
-run_libfuzzer "$cpu0" >>"$results" & p1=$!
-run_pollen B "$bin_b" "$cpu1" >>"$results" & p2=$!
-wait $p1 && wait $p2
+if [ "$with_libfuzzer" = 1 ]; then
+  run_libfuzzer "$cpu0" >>"$results" & p1=$!
+  run_pollen B "$bin_b" "$cpu1" >>"$results" & p2=$!
+  wait $p1 && wait $p2
+fi
 
 echo "$name: A=$bin_a B=$bin_b, ${T} s per run, $rounds rounds (A and B side by side, CPUs swapped)"
 sort -k1,1 -s "$results" | awk '{printf "  %-9s exec/s %8d  edges %6d\n", $1, $2, $3}'
@@ -112,8 +120,11 @@ for line in open(sys.argv[1]):
     runs.setdefault(label, []).append((int(ex), int(ed)))
 med = {k: (statistics.median(e for e, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
 for k in ("A", "B", "libfuzzer"):
+    if k not in runs:
+        continue
     v = runs[k]
     print(f"  median {k:9s} exec/s {med[k][0]:8.0f} (min {min(e for e, _ in v)}, max {max(e for e, _ in v)})  edges/cov {med[k][1]:.0f}")
 print(f"  ratio B/A exec/s {med['B'][0] / med['A'][0]:.3f}   edges {med['B'][1] / max(1, med['A'][1]):.3f}")
-print(f"  ratio B/libFuzzer exec/s {med['B'][0] / med['libfuzzer'][0]:.3f}")
+if "libfuzzer" in med:
+    print(f"  ratio B/libFuzzer exec/s {med['B'][0] / med['libfuzzer'][0]:.3f}")
 EOF
