@@ -57,6 +57,12 @@ void CoverageMap::SetLadders(uint32_t first, uint32_t sites, uint32_t levels) {
   ladder_levels_ = levels;
 }
 
+size_t CoverageMap::CountProgramFeatures(const Feature* f, size_t n) const {
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) count += !IsLadder(FeatureCounter(f[i]));
+  return count;
+}
+
 void CoverageMap::MarkLevelsBelow(uint32_t counter) {
   uint32_t site_first = counter - (counter - ladder_first_) % ladder_levels_;
   for (uint32_t c = counter; c > site_first;) {

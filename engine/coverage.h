@@ -196,6 +196,13 @@ class CoverageMap {
   // return value; no ladder counts in edges().
   void SetLadders(uint32_t first, uint32_t sites, uint32_t levels);
 
+  // Whether counter c is a value-profile ladder's level, not the program's.
+  bool IsLadder(uint32_t c) const { return c >= ladder_first_ && c < ladder_end_; }
+
+  // Number of f[0, n) whose counter is the program's (not IsLadder): what an input covers
+  // whether or not the value profile was on when it ran.
+  size_t CountProgramFeatures(const Feature* f, size_t n) const;
+
  private:
   void MarkLevelsBelow(uint32_t counter);
 

@@ -195,6 +195,20 @@ TEST(CoverageMapTest, LadderLevelsBelowAnAddedOneAreNotNew) {
   EXPECT_EQ(map.features(), 4u);
 }
 
+TEST(CoverageMapTest, ProgramFeaturesLeaveTheLaddersOut) {
+  // Counters 4..11: two ladders of 4 levels; the rest are the program's.
+  CoverageMap map(16);
+  Feature mixed[] = {MakeFeature(1, 0), MakeFeature(5, 0), MakeFeature(11, 0), MakeFeature(12, 3),
+                     MakeFeature(15, 0)};
+  EXPECT_EQ(map.CountProgramFeatures(mixed, 5), 5u);  // no ladders yet
+  map.SetLadders(4, 2, 4);
+  EXPECT_EQ(map.CountProgramFeatures(mixed, 5), 3u);
+  EXPECT_FALSE(map.IsLadder(3));
+  EXPECT_TRUE(map.IsLadder(4));
+  EXPECT_TRUE(map.IsLadder(11));
+  EXPECT_FALSE(map.IsLadder(12));
+}
+
 TEST(CoverageMapTest, LaddersOutOfRangeAreIgnored) {
   CoverageMap map(8);
   map.SetLadders(4, 2, 4);  // would end at 12

@@ -274,9 +274,14 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
     ReduceEntry(slot.entry, slot.proc->shm().raw(), size, slot.proc->shm().features(), n);
   }
   if (!r.found) {
-    if (slot.entry != SIZE_MAX && slot.drift.Observe(corpus_->entry(slot.entry).features.size(),
-                                                     r.entry_feature_count, base::MonotonicMs())) {
-      RestartDrifted(slot);
+    // The entry's program features only: those it had from the value profile, when the
+    // profile was on as it joined, are not there when it is off (no drift).
+    if (slot.entry != SIZE_MAX) {
+      const auto& features = corpus_->entry(slot.entry).features;
+      if (slot.drift.Observe(coverage_->CountProgramFeatures(features.data(), features.size()),
+                             r.entry_feature_count, base::MonotonicMs())) {
+        RestartDrifted(slot);
+      }
     }
     return true;
   }

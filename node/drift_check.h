@@ -13,8 +13,10 @@
 // less on a second run (a cache filled by its first run) does not make a streak, and a
 // worker is restarted for drift at most once every kMinRestartGapMs. When the first
 // requests of a fresh process make a streak again, the process was not to blame (the
-// recorded counts are off: entries cut to a smaller max_len, features of an earlier run
-// with value profiling): the check turns itself off for the worker. A count of 0 says
+// recorded counts are off: entries cut to a smaller max_len): the check turns itself off
+// for the worker. The recorded count is the entry's program features only (not the value
+// profile's, which an entry that joined while the profile was on has and loses whenever it
+// is off: on zstd that alone restarted a worker 12 to 33 times in ten minutes). A count of 0 says
 // nothing (a runtime older than the field reports none; an entry run always hits a
 // counter).
 #ifndef POLLEN_NODE_DRIFT_CHECK_H_

@@ -40,6 +40,10 @@ class GlobalCoverage {
   void SetLadders(uint32_t first, uint32_t sites, uint32_t levels) {
     if (map_) map_->SetLadders(first, sites, levels);
   }
+  // How many of the features are the program's, not the value profile's.
+  size_t CountProgramFeatures(const uint32_t* features, size_t n) const {
+    return map_ ? map_->CountProgramFeatures(features, n) : n;
+  }
 
   size_t edges() const { return map_ ? map_->edges() : 0; }
   size_t features() const { return map_ ? map_->features() : 0; }

@@ -131,6 +131,7 @@ build_lib() {
       ;;
     jsoncpp)
       # The three library files compile directly.
+      # shellcheck disable=SC2034 # archive_objs reads it by name
       local jflags=(-I"$src/include")
       archive_objs "$w" "$w/libjsoncpp.a" jflags "$src"/src/lib_json/json_{reader,value,writer}.cpp
       lib_args=("$w/libjsoncpp.a")
@@ -165,6 +166,7 @@ build_lib() {
     lz4)
       # The frame decompressor (checksummed header and blocks) with lz4's own OSS-Fuzz
       # helpers; the library files compile directly.
+      # shellcheck disable=SC2034 # archive_objs reads it by name
       local lz4flags=(-I"$src/lib")
       archive_objs "$w" "$w/liblz4.a" lz4flags "$src"/lib/{lz4,lz4hc,lz4frame,xxhash}.c \
         "$src"/ossfuzz/{lz4_helpers,fuzz_data_producer}.c
@@ -185,6 +187,7 @@ build_lib() {
       # X.509 certificate parsing (DER and PEM: nested ASN.1 lengths, OIDs) with the default
       # configuration (include/mbedtls/config.h); every library file compiles directly and
       # the link takes what the harness needs from the archive.
+      # shellcheck disable=SC2034 # archive_objs reads it by name
       local mbflags=(-I"$src/include" -I"$src/library")
       archive_objs "$w" "$w/libmbedtls.a" mbflags "$src"/library/*.c
       lib_args=("$w/libmbedtls.a")
