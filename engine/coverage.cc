@@ -39,7 +39,7 @@ size_t CoverageMap::Add(const Feature* f, size_t n) {
     if ((old & bit) != 0) continue;
     seen_[c] = static_cast<uint8_t>(old | bit);
     added++;
-    if (c >= ladder_first_ && c < ladder_end_) {
+    if (IsLadder(c)) {
       MarkLevelsBelow(c);
     } else if (old == 0) {
       edges_++;
