@@ -46,6 +46,7 @@ void AddFuzzFlags(FlagParser& parser, node::FuzzOptions* options) {
 int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                    const ObserverFactory& make_observer) {
   if (options.timeout == 0) return UsageError("--timeout must be at least 1 second");
+  if (options.unit_runs == 0) return UsageError("--unit-runs must be at least 1");
   Status target_ok = node::CheckTargetFile(options.target);
   if (!target_ok.ok()) return UsageError(target_ok.message());
   auto dict = LoadDictionary(options.dict);

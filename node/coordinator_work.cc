@@ -13,12 +13,12 @@
 namespace pollen::node {
 namespace {
 
-// A worker's time alone with one entry: 100 ms (Go's unit) or 8192 executions, whichever
-// comes first. On a fast target 100 ms is close to a million executions on one entry: a
-// poor choice of entry then wastes them all, and a new entry waits that long for its turn.
-// 8192 keeps the round trip per unit (~20 us) near 2 % of the time at 8 M exec/s.
+// A worker's time alone with one entry: 100 ms (Go's unit) or --unit-runs executions
+// (8192 by default), whichever comes first. On a fast target 100 ms is close to a million
+// executions on one entry: a poor choice of entry then wastes them all, and a new entry
+// waits that long for its turn. 8192 keeps the round trip per unit (~20 us) near 2 % of
+// the time at 8 M exec/s.
 constexpr uint32_t kFuzzUnitMs = 100;
-constexpr uint64_t kFuzzUnitRuns = 8192;
 constexpr uint64_t kMinimizeRuns = 4096;  // at most, executions spent minimizing one new input
 // Minimizing new inputs may cost at most --minimize-share percent of what fuzz units cost; a
 // new input that finds the budget spent joins the corpus as it was found. Where new
@@ -115,7 +115,7 @@ void Coordinator::Dispatch(Slot& slot) {
     fuzz.rng_state = rng_.Next64();
     fuzz.rng_inc = rng_.Next64();
     fuzz.duration_ms = kFuzzUnitMs;
-    uint64_t max_runs = kFuzzUnitRuns;
+    uint64_t max_runs = std::max<uint64_t>(1, options_.unit_runs);
     if (options_.runs != 0) {
       uint64_t done = TotalRuns();
       max_runs = std::min(max_runs, done >= options_.runs ? 1 : options_.runs - done);

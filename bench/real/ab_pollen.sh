@@ -2,8 +2,12 @@
 # Compares two Pollen target binaries of the same target (A: before a runtime change, B: after)
 # side by side: each round runs A and B at the same time, each pinned to its own CPU, from the
 # target's seeds with its dictionary, then swaps the CPUs; the libFuzzer binary of the target
-# runs once against B, so the figures also read as ratios to libFuzzer. Prints each run's exec/s
-# and edges, then the medians and the ratios B/A and B/libFuzzer (exec/s).
+# runs once against B, so the figures also read as ratios to libFuzzer. Prints each run's exec/s,
+# edges and, when the target has a coverage build, the branches its corpus covers as the suite
+# measures them (bench/real/branches.sh), then the medians and the ratios B/A and
+# B/libFuzzer (exec/s). Edges are the fuzzer's own count of the instrumented binary's
+# counters and can disagree with branches: on zstd 512-run units gave 1.099x the edges and
+# 1.006x the branches (docs/benchmarks.md).
 #
 # Usage: bench/real/ab_pollen.sh NAME A_BINARY B_BINARY [--time=S] [--rounds=N] [--cpus=C0,C1]
 #                                 [--no-libfuzzer]
@@ -77,7 +81,11 @@ run_pollen() {
   ex=$(sed -n 's/.*executions: *[0-9]* in [0-9.]* s (\([0-9]*\) exec\/s).*/\1/p' "$log")
   ed=$(sed -n 's/.*coverage: *\([0-9]*\) edges.*/\1/p' "$log" | tail -1)
   [ -n "$ex" ] || { echo "ERROR: no summary from $2; last lines of its log:" >&2; tail -5 "$log" >&2; return 1; }
-  echo "$1 $ex ${ed:-0}"
+  local br=0
+  if [ -x "$d/cov" ]; then
+    br=$(POLLEN_CLI=$run_cli bash "$root/bench/real/branches.sh" "$name" "$w" | awk '{print $2}') || br=0
+  fi
+  echo "$1 $ex ${ed:-0} ${br:-0}"
 }
 # run_libfuzzer CPU: prints "libfuzzer exec/s cov".
 run_libfuzzer() {
@@ -91,7 +99,9 @@ run_libfuzzer() {
   last=$(grep -E '^#[0-9]+' "$log" | grep 'exec/s' | tail -1)
   [ -n "$last" ] || { echo "ERROR: no status line from libFuzzer; last lines:" >&2; tail -5 "$log" >&2; return 1; }
   # -fork=1 prints "exec/s N", the plain mode "exec/s: N".
-  echo "libfuzzer $(sed -n 's/.*exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<<"$last") $(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")"
+  local br=0
+  if [ -x "$d/cov" ]; then br=$(bash "$root/bench/real/branches.sh" "$name" "$c" | awk '{print $2}') || br=0; fi
+  echo "libfuzzer $(sed -n 's/.*exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<<"$last") $(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last") ${br:-0}"
 }
 
 results=$tmp/results
@@ -111,20 +121,22 @@ if [ "$with_libfuzzer" = 1 ]; then
 fi
 
 echo "$name: A=$bin_a B=$bin_b, ${T} s per run, $rounds rounds (A and B side by side, CPUs swapped)"
-sort -k1,1 -s "$results" | awk '{printf "  %-9s exec/s %8d  edges %6d\n", $1, $2, $3}'
+sort -k1,1 -s "$results" | awk '{printf "  %-9s exec/s %8d  edges %6d  branches %6d\n", $1, $2, $3, $4}'
 python3 - "$results" <<'EOF'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    label, ex, ed = line.split()
-    runs.setdefault(label, []).append((int(ex), int(ed)))
-med = {k: (statistics.median(e for e, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
+    label, ex, ed, br = line.split()
+    runs.setdefault(label, []).append((int(ex), int(ed), int(br)))
+med = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
 for k in ("A", "B", "libfuzzer"):
     if k not in runs:
         continue
     v = runs[k]
-    print(f"  median {k:9s} exec/s {med[k][0]:8.0f} (min {min(e for e, _ in v)}, max {max(e for e, _ in v)})  edges/cov {med[k][1]:.0f}")
-print(f"  ratio B/A exec/s {med['B'][0] / med['A'][0]:.3f}   edges {med['B'][1] / max(1, med['A'][1]):.3f}")
+    print(f"  median {k:9s} exec/s {med[k][0]:8.0f} (min {min(r[0] for r in v)}, max {max(r[0] for r in v)})  "
+          f"edges/cov {med[k][1]:.0f}  branches {med[k][2]:.0f}")
+print(f"  ratio B/A exec/s {med['B'][0] / med['A'][0]:.3f}   edges {med['B'][1] / max(1, med['A'][1]):.3f}   "
+      f"branches {med['B'][2] / max(1, med['A'][2]):.3f}")
 if "libfuzzer" in med:
     print(f"  ratio B/libFuzzer exec/s {med['B'][0] / med['libfuzzer'][0]:.3f}")
 EOF

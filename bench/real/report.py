@@ -33,8 +33,9 @@ import sys
 BEGIN = "<!-- bench/real report: begin -->"
 END = "<!-- bench/real report: end -->"
 LABELS = {"pollen": "Pollen", "pollen-routines": "Pollen + compiler plugin", "libfuzzer": "libFuzzer (-fork=1)",
+          "libfuzzer-plain": "libFuzzer (in-process)",
           "aflplusplus": "AFL++ (CmpLog)", "afl": "AFL++ (no CmpLog)"}
-OTHERS = ("libfuzzer", "aflplusplus", "afl")
+OTHERS = ("libfuzzer", "libfuzzer-plain", "aflplusplus", "afl")
 
 
 def read_meta(results):
@@ -249,16 +250,20 @@ def render(results, metas, seconds, targets, img_prefix):
               "and AFL++; \"vs libFuzzer\": exec/s over libFuzzer's. In the first table, a ratio of "
               "medians is followed by the paired one: the median of the per-trial ratios over the "
               "trials every fuzzer compared ran under the same number (on one machine; none when "
-              "the anchors are pooled), and how many. libFuzzer runs with -fork=1, as "
+              "the anchors are pooled), and how many. libFuzzer (-fork=1) runs as "
               "FuzzBench runs it, so that it goes on after a crash; its exec/s is executions over time, jobs' restarts "
-              "included (bench/exec_speed.sh compares with libFuzzer in its default in-process mode).")
+              "included. libFuzzer (in-process) is the same without -fork=1, restarted on its corpus after "
+              "a crash; when it ran, \"vs libFuzzer\" is against it.")
     md.append("")
     summary = []
     for t in targets:
         fz = t["fuzzers"]
         arms = [next((f for f in fz if f["fuzzer"] == a and f["trials"]), None)
                 for a in ("pollen", "pollen-routines")]
-        lf = next((f for f in fz if f["fuzzer"] == "libfuzzer"), None)
+        # exec/s is compared with libFuzzer in process when it ran (fork mode counts its
+        # jobs' restarts as time), else with fork mode.
+        lf = (next((f for f in fz if f["fuzzer"] == "libfuzzer-plain" and f["trials"]), None)
+              or next((f for f in fz if f["fuzzer"] == "libfuzzer"), None))
         md.append(f"### {t['name']} ({t['mode']})")
         md.append("")
         if t["mode"] == "speed":

@@ -11,7 +11,8 @@
 #                   magic4: stop at the first crash, T is a limit), speed (empty: exec/s only,
 #                   --speed-time seconds)
 #   --fuzzers=LIST  comma-separated (default pollen,libfuzzer,aflplusplus; also: afl = AFL++
-#                   without CmpLog, pollen-routines = Pollen on a build with its compiler pass)
+#                   without CmpLog, pollen-routines = Pollen on a build with its compiler pass,
+#                   libfuzzer-plain = libFuzzer in-process, without -fork=1)
 #   --snapshot=S    seconds between corpus snapshots (default 60)
 #   --speed-time=S  seconds of a speed-mode run (default 60)
 #   --cpus=A,B      the two CPUs the runs are pinned to (default 0,1)
@@ -62,7 +63,7 @@ IFS=, read -r -a cpu_list <<<"$cpus"
 for c in "${cpu_list[@]}"; do is_uint "$c" || die "bad CPU $c"; done
 IFS=, read -r -a fuzzer_list <<<"$fuzzers"
 for f in "${fuzzer_list[@]}"; do
-  case "$f" in pollen | pollen-routines | libfuzzer | aflplusplus | afl) ;; *) die "unknown fuzzer $f" ;; esac
+  case "$f" in pollen | pollen-routines | libfuzzer | libfuzzer-plain | aflplusplus | afl) ;; *) die "unknown fuzzer $f" ;; esac
 done
 declare -A mode_of=()
 target_list=()
@@ -109,6 +110,7 @@ flavors_for() {  # the binaries the chosen fuzzers need, plus the coverage build
   for f in "${fuzzer_list[@]}"; do
     case "$f" in
       pollen | pollen-routines | libfuzzer) fl+=("$f") ;;
+      libfuzzer-plain) fl+=(libfuzzer) ;;
       afl) fl+=(afl) ;;
       aflplusplus) fl+=(afl afl-cmplog) ;;
     esac

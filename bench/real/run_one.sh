@@ -4,7 +4,9 @@
 #
 # Usage: bench/real/run_one.sh FUZZER TARGET_DIR OUT_DIR CPU SECONDS SNAPSHOT_S MODE
 #   FUZZER      pollen | pollen-routines (the target built with Pollen's compiler pass) |
-#               libfuzzer | aflplusplus (AFL++ with its CmpLog binary, as FuzzBench)
+#               libfuzzer (with -fork=1, as FuzzBench) | libfuzzer-plain (in-process, no
+#               -fork, restarted on its corpus after a crash: bench/real/libfuzzer_plain.sh)
+#               | aflplusplus (AFL++ with its CmpLog binary, as FuzzBench)
 #               | afl (AFL++ without CmpLog)
 #   TARGET_DIR  build/bench-real/targets/NAME (binaries, seeds/, dict, afl-dict2file.dict)
 #   OUT_DIR     created; must not exist
@@ -51,17 +53,32 @@ case "$fuzzer" in
     read -r -a extra_flags <<<"${POLLEN_FUZZ_FLAGS:-}"
     cmd+=("${extra_flags[@]}")
     corpus_of() { "$pollen_cli" corpus export "$work/pollen" "$1" >/dev/null 2>&1; } ;;
-  libfuzzer)
+  libfuzzer | libfuzzer-plain)
     bin=$d/libfuzzer
     mkdir -p "$work/corpus" "$work/artifacts"
-    cmd=("$bin" -fork=1 -ignore_timeouts=1 -ignore_ooms=1 -entropic=1 -keep_seed=1
-         -cross_over_uniform_dist=1 -entropic_scale_per_exec_time=1 -detect_leaks=0
-         -rss_limit_mb=2560 -timeout=25 -close_fd_mask=3 -max_total_time="$T"
-         -artifact_prefix="$work/artifacts/")
-    [ "$mode" = bug ] || cmd+=(-ignore_crashes=1)
-    [ -n "$dict" ] && cmd+=("-dict=$dict")
-    cmd+=("$work/corpus" "$d/seeds")
-    corpus_of() { cp -r "$work/corpus/." "$1/" 2>/dev/null; } ;;
+    lf_flags=(-entropic=1 -keep_seed=1 -cross_over_uniform_dist=1 -entropic_scale_per_exec_time=1
+              -detect_leaks=0 -rss_limit_mb=2560 -timeout=25 -close_fd_mask=3
+              -artifact_prefix="$work/artifacts/")
+    [ -n "$dict" ] && lf_flags+=("-dict=$dict")
+    lf_flags+=("$work/corpus" "$d/seeds")
+    if [ "$fuzzer" = libfuzzer ]; then
+      cmd=("$bin" -fork=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$T")
+      [ "$mode" = bug ] || cmd+=(-ignore_crashes=1)
+      cmd+=("${lf_flags[@]}")
+      corpus_of() { cp -r "$work/corpus/." "$1/" 2>/dev/null; }
+    else
+      # In process the -ignore_* flags have no effect: the wrapper starts libFuzzer again
+      # after a crash instead (in bug mode it stops at the first).
+      restart=1
+      [ "$mode" = bug ] && restart=0
+      cmd=(bash "$root/bench/real/libfuzzer_plain.sh" "$T" "$restart" "$bin" "${lf_flags[@]}")
+      # In-process libFuzzer deletes an entry when it finds a smaller one with the same
+      # features (-reduce_inputs): a file gone during the copy is not an error.
+      corpus_of() {
+        find "$work/corpus" -maxdepth 1 -type f -exec cp -t "$1/" {} + 2>/dev/null
+        return 0
+      }
+    fi ;;
   afl | aflplusplus)
     bin=$d/afl
     cmd=(afl-fuzz -i "$d/seeds" -o "$work/afl" -m none -V "$T")
@@ -136,15 +153,24 @@ case "$fuzzer" in
     execs=$(sed -n 's/.*executions: *\([0-9]*\) in.*/\1/p' <<<"$line")
     eps=$(sed -n 's/.*(\([0-9]*\) exec\/s).*/\1/p' <<<"$line")
     first_crash=$(grep -a -m1 -E 'FAILURE|ERROR: pollen' "$out/log" | cut -d' ' -f1 || true) ;;
-  libfuzzer)
-    # fork mode: "#123456: cov: 1 ft: 2 corp: 3 exec/s 4567 oom/timeout/crash: 0/0/0 time: 9s ..."
-    # The exec/s there is the last job's alone; the run's figure is executions over time.
-    # (Without -fork: "#123456 ... exec/s: 4567 ...", the average since the start.)
-    line=$(grep -a -E '#[0-9]+:? .*cov: .* exec/s:? [0-9]' "$out/log" | tail -1 || true)
-    execs=$(sed -n 's/^[0-9.]* #\([0-9]*\).*/\1/p' <<<"$line")
-    eps=$(sed -n 's/.* exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<<"$line")
-    secs=$(sed -n 's/.* time: \([0-9]*\)s .*/\1/p' <<<"$line")
-    if [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ]; then eps=$((execs / secs)); fi
+  libfuzzer | libfuzzer-plain)
+    if [ "$fuzzer" = libfuzzer ]; then
+      # fork mode: "#123456: cov: 1 ft: 2 corp: 3 exec/s 4567 oom/timeout/crash: 0/0/0 time: 9s ..."
+      # The exec/s there is the last job's alone; the run's figure is executions over time.
+      line=$(grep -a -E '#[0-9]+:? .*cov: .* exec/s:? [0-9]' "$out/log" | tail -1 || true)
+      execs=$(sed -n 's/^[0-9.]* #\([0-9]*\).*/\1/p' <<<"$line")
+      eps=$(sed -n 's/.* exec\/s:\{0,1\} \([0-9]*\).*/\1/p' <<<"$line")
+      secs=$(sed -n 's/.* time: \([0-9]*\)s .*/\1/p' <<<"$line")
+      if [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ]; then eps=$((execs / secs)); fi
+    else
+      # In process: "#123456 NEW cov: ... exec/s: 4567 rss: ..." for each part of the run (the
+      # wrapper prints "bench/real: libFuzzer restarted" between them): executions are the
+      # sum of the parts' last counts, exec/s executions over the run's time.
+      execs=$(perl -ne 'if (/bench\/real: libFuzzer restarted/) { $sum += $last; $last = 0 }
+                        elsif (/^[0-9.]+ #(\d+)\s/) { $last = $1 }
+                        END { $sum += $last; print $sum if $sum }' "$out/log")
+      [ -z "$execs" ] || eps=$(perl -e "printf '%d', $execs / ($elapsed > 0.001 ? $elapsed : 0.001)")
+    fi
     c=$(ls -1tr "$work/artifacts/" 2>/dev/null | grep -E '^crash-' | head -1 || true)
     [ -z "$c" ] || first_crash=$(perl -MTime::HiRes=stat -e "printf '%.3f', (stat('$work/artifacts/$c'))[9] - $start") ;;
   afl | aflplusplus)

@@ -4,8 +4,9 @@
 # BENCH_REAL_DIR, runs bench/real/run.sh with Pollen and libFuzzer for a few seconds (magic4
 # in bug mode, keyword in coverage mode with snapshots, empty in speed mode), and checks the
 # results: every run has statistics, the snapshots were measured, the planted bug of magic4
-# was found by both, and the report has every row; then a second trial added to the same
-# directory with --first-trial. Checks that things work, not how well.
+# was found by both, and the report has every row; libFuzzer in process (libfuzzer-plain)
+# restarted after magic4's bug; then a second trial added to the same directory with
+# --first-trial. Checks that things work, not how well.
 # AFL++ is left out (it is not one of the project's own packages).
 #
 # Usage: bench/real/suite_smoke.sh        Environment: POLLEN_BUILD_DIR (default ./build)
@@ -59,6 +60,18 @@ for row in '^| magic4 |' '^| keyword |' '^| empty |' '^### magic4 (bug)' '^### k
            '^### empty (speed)' '^| Pollen | [0-9]' '^| libFuzzer (-fork=1) | [0-9]'; do
   grep -q -- "$row" "$report" || fail "report has no line matching $row"
 done
+# libFuzzer in process (libfuzzer-plain) goes on after magic4's planted bug: it starts again
+# on its corpus, and the result counts the executions of every part.
+plain=$tmp/plain
+bash "$root/bench/real/run_one.sh" libfuzzer-plain "$BENCH_REAL_DIR/targets/magic4" "$plain" \
+  0 6 2 coverage >/dev/null 2>&1 || fail "run_one.sh libfuzzer-plain failed: $(tail -3 "$plain/log")"
+grep -q 'bench/real: libFuzzer restarted' "$plain/log" || fail "libfuzzer-plain did not restart after the bug"
+c=$(sed -n 's/^first_crash_s //p' "$plain/result")
+[[ "$c" =~ ^[0-9.]+$ ]] || fail "libfuzzer-plain: first crash '$c'"
+execs=$(sed -n 's/^execs //p' "$plain/result")
+last_part=$(grep -a -E '^[0-9.]+ #[0-9]+\s' "$plain/log" | tail -1 | sed 's/^[0-9.]* #\([0-9]*\).*/\1/')
+[[ "$execs" =~ ^[0-9]+$ ]] && [ "$execs" -gt "$last_part" ] ||
+  fail "libfuzzer-plain: $execs executions, no more than its last part's $last_part"
 # A campaign continued later (--first-trial): trial 2 joins the same directory, the report
 # counts both; a trial that is there already, or other fuzzers, are refused.
 bash "$root/bench/real/run.sh" --no-setup --time=6s --snapshot=2 --speed-time=2 --trials=1 --first-trial=2 \
