@@ -245,18 +245,20 @@ Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
   }
   spdlog::info(
       "baseline {} ms; fuzz units: {} runs in {} ms, {} ended on their time limit; "
-      "minimizing {} new inputs: {} runs in {} ms, {} minimizations cut by time; "
+      "minimizing {} new inputs ({} with the value profile): {} runs in {} ms, {} "
+      "minimizations cut by time; "
       "{} new inputs kept unminimized (over the budget); {} finds kept as found for "
       "crossover ({} in the pool at the end, {}), the partner of {} fuzz units; "
       "{} entries reduced; "
       "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
       "value profile on for {} s ({} times turned on); {} of {} fuzz units' mutants without "
       "comparison hooks",
-      baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_, minimize_runs_,
-      minimize_us_ / 1000, minimize_time_cuts_, unminimized_, found_kept_, found_.size(),
-      HumanBytes(found_.bytes()), found_partners_, summary_.reductions, stage_runs_, stage_finds_,
-      drift_restarts_, value_profile_.active_ms() / 1000, value_profile_.times_on(),
-      cmp_hooks_.units_off(), cmp_hooks_.units());
+      baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_,
+      minimize_with_profile_, minimize_runs_, minimize_us_ / 1000, minimize_time_cuts_,
+      unminimized_, found_kept_, found_.size(), HumanBytes(found_.bytes()), found_partners_,
+      summary_.reductions, stage_runs_, stage_finds_, drift_restarts_,
+      value_profile_.active_ms() / 1000, value_profile_.times_on(), cmp_hooks_.units_off(),
+      cmp_hooks_.units());
   summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

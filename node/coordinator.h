@@ -178,8 +178,9 @@ class Coordinator : public CorpusFeed {
   uint64_t minimize_runs_ = 0;
   uint64_t minimize_us_ = 0;
   uint64_t minimize_requests_ = 0;
-  uint64_t fuzz_cost_ = 0;           // Σ runs × (kRunCostBytes + input size): deterministic,
-  uint64_t minimize_cost_ = 0;       // unlike the times above
+  uint64_t minimize_with_profile_ = 0;  // requests whose candidates ran with the profile
+  uint64_t fuzz_cost_ = 0;              // Σ runs × (kRunCostBytes + input size): deterministic,
+  uint64_t minimize_cost_ = 0;          // unlike the times above
   uint64_t unminimized_ = 0;         // new inputs kept as found: minimization was over its budget
   uint64_t found_kept_ = 0;          // finds added to found_, and fuzz units whose partner
   uint64_t found_partners_ = 0;      // came from it

@@ -301,9 +301,17 @@ bool Coordinator::HandleFuzzDone(Slot& slot, const FuzzDone& r) {
   // Minimize while every new feature stays covered.
   std::memcpy(slot.proc->shm().features(), fresh.data(), fresh.size() * sizeof(uint32_t));
   slot.state = Slot::State::kMinimize;
-  // Candidates are judged by their coverage only: unless the profile (whose features the
-  // hooks write) is on, they skip the hooks whenever any mutant may.
-  h->mutant_hooks_off = (cmp_hooks_.setting() != Setting::kOn && !slot.profile) ? 1 : 0;
+  // Candidates are judged by the new features only. When they are all the program's, the
+  // profile (whose levels the hooks write) has nothing to judge: the candidates run without
+  // it, where it made a run five times slower (mbedtls's base64 decoding compares each
+  // character about ten times). The result's own run then has no levels either, as an input
+  // found with the profile off. Without the profile they skip the hooks whenever any mutant
+  // may.
+  const bool profile =
+      slot.profile && coverage_->CountProgramFeatures(fresh.data(), fresh.size()) < fresh.size();
+  h->value_profile = profile ? 1 : 0;
+  if (profile) minimize_with_profile_++;
+  h->mutant_hooks_off = (cmp_hooks_.setting() != Setting::kOn && !profile) ? 1 : 0;
   slot.minimize_found.assign(slot.proc->shm().raw(), slot.proc->shm().raw() + size);
   slot.last_runs = 0;
   slot.last_progress_ms = base::MonotonicMs();

@@ -25,7 +25,9 @@ TEST(MinimizeTimeTest, SlowFindsKeepMinimizationToItsShare) {
   ASSERT_FALSE(r.timed_out) << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   long fuzz_ms = NumberAfter(r.output, R"(fuzz units: \d+ runs in (\d+) ms)");
-  long minimize_ms = NumberAfter(r.output, R"(minimizing \d+ new inputs: \d+ runs in (\d+) ms)");
+  long minimize_ms = NumberAfter(
+      r.output,
+      R"(minimizing \d+ new inputs \(\d+ with the value profile\): \d+ runs in (\d+) ms)");
   long cuts = NumberAfter(r.output, R"((\d+) minimizations cut by time)");
   ASSERT_GE(fuzz_ms, 0) << r.output;  // -1: the line is missing
   ASSERT_GE(minimize_ms, 0) << r.output;
