@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Branches (and lines) a corpus covers, measured as bench/real/measure.sh measures the suite's
-# snapshots: the target's coverage build runs the seeds plus the corpus, llvm-cov reads the
-# merged profile. For corpora outside the suite's results (bench/real/ab_pollen.sh's runs).
+# Branches (and lines) a corpus covers, as the suite measures them: the target's coverage
+# build runs the seeds plus the corpus, llvm-cov reads the merged profile. measure.sh
+# measures each snapshot with it, ab_pollen.sh each run's store.
 #
 # Usage: bench/real/branches.sh NAME DIR...
 #   NAME  a target under $BENCH_REAL_DIR/targets (default build/bench-real) with a cov build
