@@ -47,6 +47,7 @@ int RunFuzzSession(const std::string& command, node::FuzzOptions& options,
                    const ObserverFactory& make_observer) {
   if (options.timeout == 0) return UsageError("--timeout must be at least 1 second");
   if (options.unit_runs == 0) return UsageError("--unit-runs must be at least 1");
+  if (options.unit_ms == 0) return UsageError("--unit-ms must be at least 1");
   Status target_ok = node::CheckTargetFile(options.target);
   if (!target_ok.ok()) return UsageError(target_ok.message());
   auto dict = LoadDictionary(options.dict);

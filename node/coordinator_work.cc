@@ -13,12 +13,16 @@
 namespace pollen::node {
 namespace {
 
-// A worker's time alone with one entry: 100 ms (Go's unit) or --unit-runs executions
-// (8192 by default), whichever comes first. On a fast target 100 ms is close to a million
-// executions on one entry: a poor choice of entry then wastes them all, and a new entry
-// waits that long for its turn. 8192 keeps the round trip per unit (~20 us) near 2 % of
-// the time at 8 M exec/s.
-constexpr uint32_t kFuzzUnitMs = 100;
+// A worker's time alone with one entry (a fuzz unit): --unit-ms (5 ms by default) or
+// --unit-runs executions (8192), whichever comes first. Go's unit was 100 ms: on a fast
+// target close to a million executions on one entry, so a poor choice of entry wasted them
+// all and a new entry waited that long for its turn (nested one-byte comparisons took
+// 1.1-4.5 M executions with 100 ms units, 28-60 k with 8192-run units). Units of equal
+// runs give a slow entry as many executions as a fast one and so most of the time (mbedtls
+// at 256 runs: 0.52x exec/s); units of equal time keep the scheduler's choice of entries
+// in the time each gets, and 5 ms ones choose far more often (sqlite3: 6 times): on
+// mbedtls 1.11x the branches at one minute and 1.75x the exec/s, on zstd 1.31x the
+// branches (docs/benchmarks.md, "Fuzz units of 5 ms"). A round trip costs about 20 us.
 constexpr uint64_t kMinimizeRuns = 4096;  // at most, executions spent minimizing one new input
 // Minimizing new inputs may cost at most --minimize-share percent of what fuzz units cost; a
 // new input that finds the budget spent joins the corpus as it was found. Where new
@@ -114,7 +118,7 @@ void Coordinator::Dispatch(Slot& slot) {
     h->learned = learned_;
     fuzz.rng_state = rng_.Next64();
     fuzz.rng_inc = rng_.Next64();
-    fuzz.duration_ms = kFuzzUnitMs;
+    fuzz.duration_ms = std::max<uint32_t>(1, options_.unit_ms);
     uint64_t max_runs = std::max<uint64_t>(1, options_.unit_runs);
     if (options_.runs != 0) {
       uint64_t done = TotalRuns();

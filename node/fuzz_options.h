@@ -70,7 +70,10 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
     "performance score; libFuzzer's -entropic_scale_per_exec_time)")                             \
   X(uint32_t, unit_runs, 8192,                                                                   \
     "executions a worker spends on one corpus entry before the next is chosen (a fuzz unit, "    \
-    "which also ends after 100 ms)")                                                             \
+    "which also ends after --unit-ms)")                                                          \
+  X(uint32_t, unit_ms, 5,                                                                        \
+    "milliseconds a worker spends on one corpus entry at most (a fuzz unit, which also ends "    \
+    "after --unit-runs executions); Go's unit is 100")                                           \
   X(bool, i2s_stage, false,                                                                      \
     "before fuzzing an entry the first time, try every pair of operands its run compared at "    \
     "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "    \

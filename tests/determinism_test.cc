@@ -3,8 +3,9 @@
 // (The three defaults that follow the clock are off: the scheduler's speed weights, which
 // follow measured run times, the value profile's `auto` switch, which turns it on after 5 s
 // without a new edge, and the comparison hooks' `auto`, which shares fuzz requests by finds
-// per second. A fuzz unit ends after 8192 runs or 100 ms, whichever comes first: on
-// this fast target the run count, unless the worker is kept off its CPU, which a loaded
+// per second. A fuzz unit ends after 8192 runs or --unit-ms, whichever comes first: with
+// --unit-ms=100 on this fast target the run count (the default's 5 ms would be the clock's),
+// unless the worker is kept off its CPU, which a loaded
 // machine (ctest -j2 under TSan) can do; the coordinator counts such units, and a run with
 // one is run again rather than compared (three in a row is a failure). With several workers the
 // order in which they report is up to the operating system.)
@@ -55,11 +56,11 @@ uint64_t ClockDependentEvents(const std::string& output) {
 std::optional<std::string> DeterministicRun(int seed) {
   for (int attempt = 0; attempt < 3; attempt++) {
     std::string dir = MakeTempDir();
-    CommandResult r =
-        RunCommand({PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1",
-                    "--seed=" + std::to_string(seed), "--runs=60000", "--speed-weight=false",
-                    "--use-value-profile=false", "--mutant-cmp-hooks=false", "--workdir=" + dir},
-                   300);
+    CommandResult r = RunCommand(
+        {PollenBin(), "fuzz", TestTarget("no_bug"), "--workers=1", "--seed=" + std::to_string(seed),
+         "--runs=60000", "--speed-weight=false", "--use-value-profile=false",
+         "--mutant-cmp-hooks=false", "--unit-ms=100", "--workdir=" + dir},
+        300);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_THAT(r.output, ::testing::HasSubstr("ended on their time limit")) << r.output;
     EXPECT_THAT(r.output, ::testing::HasSubstr("minimizations cut by time")) << r.output;
