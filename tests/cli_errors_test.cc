@@ -57,6 +57,16 @@ TEST(CliErrorsTest, BadNumber) {
   EXPECT_THAT(r.output, HasSubstr("--runs expects a non-negative integer, got 'abc'"));
 }
 
+// A fuzz unit of no executions or no time would never fuzz.
+TEST(CliErrorsTest, EmptyFuzzUnit) {
+  for (const char* flag : {"--unit-runs=0", "--unit-ms=0"}) {
+    CommandResult r = Pollen({"fuzz", Example("empty"), flag, "--runs=10"});
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_THAT(r.output, HasSubstr(std::string(flag).substr(0, std::string(flag).find('=')) +
+                                    " must be at least 1"));
+  }
+}
+
 TEST(CliErrorsTest, UnknownFlag) {
   CommandResult r = Pollen({"fuzz", Example("empty"), "--bogus=1"});
   EXPECT_EQ(r.exit_code, 2);
