@@ -275,6 +275,8 @@ Result<LibFuzzerRun> ParseLibFuzzerArgs(const std::string& target,
   run.options.target = target;
   run.options.workers = 0;  // set below: 1 unless -jobs/-workers/-fork
   run.options.minimize_time = 0;
+  // libFuzzer gives every execution -timeout, and its artifacts are its own: no hang cutoff.
+  run.options.hang_cutoff_ms = 0;
   std::vector<std::string> paths;
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& arg = args[i];

@@ -10,7 +10,7 @@
 namespace pollen::node {
 
 std::string ArtifactPrefix(const std::string& kind) {
-  if (kind == "timeout" || kind == "oom" || kind == "leak") return kind;
+  if (kind == "timeout" || kind == "hang" || kind == "oom" || kind == "leak") return kind;
   return "crash";
 }
 

@@ -13,7 +13,7 @@
 
 namespace pollen::node {
 
-// The file name prefix for a failure kind (crash, timeout, oom, leak).
+// The file name prefix for a failure kind (crash, timeout, hang, oom, leak).
 std::string ArtifactPrefix(const std::string& kind);
 
 // Writes the input and its report into `dir` (created if needed); returns the input's path.

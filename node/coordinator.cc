@@ -55,7 +55,8 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       value_profile_(launcher->options().use_value_profile ? options.use_value_profile
                                                            : Setting::kOff),
       cmp_hooks_(options.mutant_cmp_hooks),
-      found_(kFoundInputs, kFoundInputBytes) {
+      found_(kFoundInputs, kFoundInputBytes),
+      hang_cutoff_(uint64_t{options.timeout} * 1000, options.hang_cutoff_ms, WorkerCount(options)) {
   corpus_->set_speed_weight(options.speed_weight);
   replay_mutator_.set_ascii(launcher->options().only_ascii);  // as the workers' mutators
 }
@@ -135,6 +136,7 @@ void Coordinator::PrintLibFuzzerStatus(const char* event, uint64_t runs, uint64_
 Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
                                      std::vector<std::vector<uint32_t>> known_features) {
   start_ms_ = base::MonotonicMs();
+  hang_cutoff_.Start(start_ms_);
   const std::string learned_path = LearnedDictionaryPath(options_.workdir);
   Status learned = LoadLearnedDictionary(learned_path, &learned_);
   if (!learned.ok()) spdlog::warn("ignoring the learned dictionary: {}", learned.message());
@@ -252,13 +254,14 @@ Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
       "{} entries reduced; "
       "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
       "value profile on for {} s ({} times turned on); {} of {} fuzz units' mutants without "
-      "comparison hooks",
+      "comparison hooks; {} executions stopped at the hang cutoff ({} stacks), {} s of "
+      "executions stopped at a time limit",
       baseline_ms_, fuzz_runs_, fuzz_us_ / 1000, units_on_time_, minimize_requests_,
       minimize_with_profile_, minimize_runs_, minimize_us_ / 1000, minimize_time_cuts_,
       unminimized_, found_kept_, found_.size(), HumanBytes(found_.bytes()), found_partners_,
       summary_.reductions, stage_runs_, stage_finds_, drift_restarts_,
       value_profile_.active_ms() / 1000, value_profile_.times_on(), cmp_hooks_.units_off(),
-      cmp_hooks_.units());
+      cmp_hooks_.units(), hang_stops_, hang_counts_.size(), hang_cutoff_.stopped_ms() / 1000);
   summary_.seconds = static_cast<double>(base::MonotonicMs() - start_ms_) / 1000.0;
   summary_.edges = coverage_->edges();
   summary_.features = coverage_->features();

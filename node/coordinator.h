@@ -30,6 +30,7 @@
 #include "node/found_inputs.h"
 #include "node/fuzz_options.h"
 #include "node/global_coverage.h"
+#include "node/hang_cutoff.h"
 #include "node/length_control.h"
 #include "node/live_corpus.h"
 #include "node/value_profile_switch.h"
@@ -114,6 +115,9 @@ class Coordinator : public CorpusFeed {
   bool Relaunch(Slot& slot);
   std::vector<uint8_t> RebuildInput(Slot& slot);
   void RecordFailure(const std::vector<uint8_t>& input, const Failure& failure);
+  // An execution the hang cutoff stopped (node/hang_cutoff.h): saved once per stack, unless
+  // its stack is a known timeout's; never a failure.
+  void RecordHang(const std::vector<uint8_t>& input, const Failure& hang);
   // Adds the worker's input to the corpus if its features are new, or with `keep` (--keep-seed's
   // start-up inputs) whatever they are unless it has none (the harness rejected it).
   void AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint64_t exec_time_us,
@@ -150,6 +154,7 @@ class Coordinator : public CorpusFeed {
   ValueProfileSwitch value_profile_;  // whether the next request climbs the ladders
   CmpHookSwitch cmp_hooks_;           // whether the next request's mutants skip the hooks
   FoundInputs found_;                 // finds as found, before minimizing: crossover partners
+  HangCutoff hang_cutoff_;            // how long an execution may run
   // The union of the workers' learned words; kept in the work directory between runs.
   engine::LearnedWords learned_{};
 
@@ -157,6 +162,8 @@ class Coordinator : public CorpusFeed {
   CoordinatorObserver* observer_ = nullptr;
   std::deque<PendingInput> to_execute_;             // inputs to run as they are, not yet run
   std::map<std::string, uint64_t> failure_counts_;  // signature -> times seen
+  std::map<std::string, uint64_t> hang_counts_;     // the same, for the hang cutoff's stops
+  uint64_t hang_stops_ = 0;
   FuzzSummary summary_;
   uint64_t retired_runs_ = 0;  // executions of workers that are gone
   uint64_t drift_restarts_ = 0;

@@ -98,12 +98,35 @@ void Coordinator::RecordFailure(const std::vector<uint8_t>& input, const Failure
   if (!options_.keep_going) stop_ = true;
 }
 
+void Coordinator::RecordHang(const std::vector<uint8_t>& input, const Failure& hang) {
+  hang_stops_++;
+  // The same stack stuck past --timeout before: that failure again, cut short this time.
+  auto known = failure_counts_.find(FailureSignature("timeout", hang.frames));
+  if (known != failure_counts_.end()) {
+    spdlog::info("known failure {} (timeout), seen {} times (stopped at the hang cutoff)",
+                 known->first, ++known->second);
+    return;
+  }
+  if (++hang_counts_[hang.signature] > 1) return;
+  auto path = SaveArtifact(artifact_dir_, input, hang, options_.target);
+  if (!path.ok()) {
+    spdlog::error("{}", path.status().message());
+    return;
+  }
+  spdlog::warn("{} ({}) [{}]: saved as {} ({} bytes), not reported as a failure", hang.summary,
+               hang.context, hang.signature, path.value(), input.size());
+}
+
 void Coordinator::HandleDeath(Slot& slot) {
   slot.proc->Kill();
   DeathContext death;
   death.wait_status = slot.proc->WaitExit();
   death.stderr_text = slot.proc->stderr_text();
   death.killed_for_timeout = slot.killed_for_timeout;
+  if (slot.killed_for_timeout) {
+    hang_cutoff_.NoteStopped(base::MonotonicMs() - slot.last_progress_ms);
+    if (slot.limit_ms < hang_cutoff_.timeout_ms()) death.cutoff_ms = slot.limit_ms;
+  }
   death.killed_for_oom = slot.killed_for_oom;
   death.rss_mb = slot.oom_rss_mb;
   death.timeout_s = options_.timeout;
@@ -131,7 +154,11 @@ void Coordinator::HandleDeath(Slot& slot) {
   if (slot.stage) stage_cursor_[slot.entry] = kStageDone;
   slot.proc.reset();
   slot.state = Slot::State::kIdle;
-  RecordFailure(input, failure);
+  if (death.cutoff_ms != 0) {
+    RecordHang(input, failure);
+  } else {
+    RecordFailure(input, failure);
+  }
   Relaunch(slot);
 }
 
@@ -176,8 +203,11 @@ void Coordinator::Watch(Slot& slot, uint64_t now_ms) {
     slot.last_runs = runs;
     slot.last_progress_ms = now_ms;
   }
-  if (!slot.killed_for_timeout && now_ms - slot.last_progress_ms > options_.timeout * 1000ULL) {
+  bool mutant = slot.state == Slot::State::kFuzz || slot.state == Slot::State::kMinimize;
+  uint64_t limit_ms = hang_cutoff_.LimitMs(mutant, now_ms);
+  if (!slot.killed_for_timeout && now_ms - slot.last_progress_ms > limit_ms) {
     slot.killed_for_timeout = true;
+    slot.limit_ms = limit_ms;
     slot.timeout_signalled_ms = now_ms;
     kill(slot.proc->pid(), SIGUSR1);  // the runtime prints where it is stuck, then exits
   } else if (slot.killed_for_timeout && now_ms - slot.timeout_signalled_ms > kTimeoutGraceMs) {

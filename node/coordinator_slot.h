@@ -23,7 +23,8 @@ struct Coordinator::Slot {
   uint64_t last_runs = 0;
   uint64_t last_progress_ms = 0;
   uint64_t timeout_signalled_ms = 0;
-  bool killed_for_timeout = false;
+  bool killed_for_timeout = false;  // at --timeout, or at the hang cutoff (limit_ms below it)
+  uint64_t limit_ms = 0;            // the limit it was stopped at
   bool killed_for_oom = false;
   uint64_t oom_rss_mb = 0;
   uint64_t max_rss_mb = 0;

@@ -174,6 +174,7 @@ void Coordinator::AcceptInput(Slot& slot, const uint8_t* data, size_t size, uint
 bool Coordinator::AddEntry(std::vector<uint8_t> data, const uint32_t* features, size_t n,
                            uint64_t exec_time_us, std::string origin) {
   coverage_->Add(features, n);
+  hang_cutoff_.NoteEntry(exec_time_us);
   // Inputs with an origin of their own were handed in through the feed: another node's.
   const char* event = !origin.empty() ? "PEER" : baseline_done_ ? "NEW" : "SEED";
   size_t before = corpus_->size();

@@ -157,7 +157,13 @@ Failure ClassifyFailure(const DeathContext& death) {
   static const std::regex kAsan(R"(ERROR: (?:Address|Memory|Leak)Sanitizer: ([A-Za-z0-9_-]+))");
   static const std::regex kPollen(R"(ERROR: pollen: (.*))");
   std::smatch m;
-  if (death.killed_for_timeout) {
+  if (death.killed_for_timeout && death.cutoff_ms != 0) {
+    f.kind = "hang";
+    f.summary = "hang: one execution ran past the hang cutoff of " +
+                std::to_string(death.cutoff_ms) + " ms (--timeout is " +
+                std::to_string(death.timeout_s) + " s; executions stopped at a limit had " +
+                "taken their share of the run)";
+  } else if (death.killed_for_timeout) {
     f.kind = "timeout";
     f.summary = "timeout: one execution ran longer than " + std::to_string(death.timeout_s) + " s";
   } else if (death.killed_for_oom) {
@@ -212,11 +218,15 @@ Failure ClassifyFailure(const DeathContext& death) {
   }
 
   f.frames = TopUserFrames(f.report, 3);
-  std::string key = f.kind;
-  for (const auto& fr : f.frames) key += "\n" + fr;
-  std::string hex = base::Sha1Hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
-  f.signature = hex.substr(0, 16);
+  f.signature = FailureSignature(f.kind, f.frames);
   return f;
+}
+
+std::string FailureSignature(const std::string& kind, const std::vector<std::string>& frames) {
+  std::string key = kind;
+  for (const auto& fr : frames) key += "\n" + fr;
+  std::string hex = base::Sha1Hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
+  return hex.substr(0, 16);
 }
 
 }  // namespace pollen::node

@@ -25,6 +25,7 @@ struct DeathContext {
   int wait_status = 0;
   std::string stderr_text;
   bool killed_for_timeout = false;
+  uint64_t cutoff_ms = 0;  // stopped at the hang cutoff (node/hang_cutoff.h), not at the timeout
   bool killed_for_oom = false;
   uint64_t rss_mb = 0;
   uint32_t timeout_s = 0;
@@ -33,6 +34,9 @@ struct DeathContext {
 };
 
 Failure ClassifyFailure(const DeathContext& death);
+
+// The signature of a failure of `kind` whose top frames are `frames` (Failure::signature).
+std::string FailureSignature(const std::string& kind, const std::vector<std::string>& frames);
 
 // Drops, from each stack of a report, the frames above the target's first own frame (the
 // signal handler, the trampoline) and below its last (the worker loop, main, libc's

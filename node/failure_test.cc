@@ -235,6 +235,22 @@ TEST(ClassifyFailureTest, KilledForTimeoutWinsOverTheReport) {
   EXPECT_THAT(f.signature, IsSignature());
 }
 
+TEST(ClassifyFailureTest, StoppedAtTheHangCutoffIsAHangWhoseStackFindsTheTimeouts) {
+  DeathContext d = Death(Exited(77), kTimeoutReport);
+  d.killed_for_timeout = true;
+  d.timeout_s = 5;
+  d.cutoff_ms = 1000;
+  Failure f = ClassifyFailure(d);
+  EXPECT_EQ(f.kind, "hang");
+  EXPECT_THAT(f.summary, StartsWith("hang: one execution ran past the hang cutoff of 1000 ms"));
+  EXPECT_THAT(f.frames, ElementsAre("SpinForever(unsigned char const*)", "LLVMFuzzerTestOneInput"));
+  // The coordinator folds a hang into the timeout with the same frames.
+  d.cutoff_ms = 0;
+  Failure timeout = ClassifyFailure(d);
+  EXPECT_NE(f.signature, timeout.signature);
+  EXPECT_EQ(FailureSignature("timeout", f.frames), timeout.signature);
+}
+
 TEST(ClassifyFailureTest, KilledForOom) {
   DeathContext d = Death(Signaled(SIGKILL), "allocating\n");
   d.killed_for_oom = true;

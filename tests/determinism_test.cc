@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 #include <string>
@@ -41,13 +42,11 @@ std::string Fingerprint(const std::string& output) {
 // (node/coordinator_work.cc), in the run's last info line.
 uint64_t ClockDependentEvents(const std::string& output) {
   uint64_t n = 0;
-  std::smatch m;
-  if (std::regex_search(output, m, std::regex(R"((\d+) ended on their time limit)")))
-    n += std::stoull(m[1].str());
-  if (std::regex_search(output, m, std::regex(R"((\d+) worker restarts for drift)")))
-    n += std::stoull(m[1].str());
-  if (std::regex_search(output, m, std::regex(R"((\d+) minimizations cut by time)")))
-    n += std::stoull(m[1].str());
+  for (const char* pattern :
+       {R"((\d+) ended on their time limit)", R"((\d+) worker restarts for drift)",
+        R"((\d+) minimizations cut by time)"}) {
+    n += std::max(NumberAfter(output, pattern), 0L);
+  }
   return n;
 }
 

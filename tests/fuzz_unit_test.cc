@@ -4,7 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 
 #include "tests/test_util.h"
@@ -13,19 +12,14 @@ namespace pollen::testing {
 namespace {
 
 struct Units {
-  uint64_t total = 0;
-  uint64_t cut_by_time = 0;
+  long total = -1;
+  long cut_by_time = -1;
 };
 
 // From the run's last info line: "... N ended on their time limit; ... M of U fuzz units'".
 Units CountUnits(const std::string& output) {
-  Units u;
-  std::smatch m;
-  if (std::regex_search(output, m, std::regex(R"((\d+) ended on their time limit)")))
-    u.cut_by_time = std::stoull(m[1].str());
-  if (std::regex_search(output, m, std::regex(R"(\d+ of (\d+) fuzz units' mutants)")))
-    u.total = std::stoull(m[1].str());
-  return u;
+  return {NumberAfter(output, R"(\d+ of (\d+) fuzz units' mutants)"),
+          NumberAfter(output, R"((\d+) ended on their time limit)")};
 }
 
 Units RunSlowParse(const std::string& unit_ms) {
@@ -36,7 +30,7 @@ Units RunSlowParse(const std::string& unit_ms) {
                  120);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   Units u = CountUnits(r.output);
-  EXPECT_GT(u.total, 0u) << r.output;
+  EXPECT_GT(u.total, 0) << r.output;
   return u;
 }
 
@@ -45,7 +39,7 @@ TEST(FuzzUnitTest, ShortUnitsChooseMoreOften) {
   // once the few finds (each of which ends a unit) are made.
   Units short_units = RunSlowParse("20");
   Units long_units = RunSlowParse("2000");
-  EXPECT_GT(short_units.cut_by_time, 0u);
+  EXPECT_GT(short_units.cut_by_time, 0);
   EXPECT_GE(short_units.total, 3 * long_units.total)
       << short_units.total << " units of 20 ms, " << long_units.total << " of 2 s";
 }
