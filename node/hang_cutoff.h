@@ -4,16 +4,17 @@
 // libFuzzer's rule, and each one costs the worker the whole timeout. A target whose
 // mutants hang often loses much of a run that way: on libsndfile (RF64 headers whose chunk
 // loop never ends) 18 executions ran into the 10-s timeout in ten minutes, close to a
-// third of the run. AFL++ stops an execution after a limit calibrated on the target's own speed
-// (at most a second by default) and files it among its hangs.
+// third of the run. AFL++ stops an execution after a limit calibrated on the target's own
+// speed (at most a second by default) and files it among its hangs.
 //
-// Pollen gives every execution --timeout until the executions stopped at a limit have
-// taken kSharePercent of the workers' time; from then on, while that holds, a mutant (of a
-// fuzz unit or of a minimization) is stopped after the cutoff: --hang-cutoff-ms, or ten
-// times the slowest corpus entry's time if that is longer, and never longer than
-// --timeout. Inputs run as they are (seeds, inputs from peers) always get --timeout. The
-// coordinator saves what the cutoff stopped as a hang, not as a failure: it was not seen
-// to run past --timeout (node/coordinator_failures.cc).
+// With --hang-cutoff-ms set (it is off by default: its one A/B was not conclusive,
+// docs/benchmarks.md "A hang cutoff"), Pollen gives every execution --timeout until the
+// executions stopped at a limit have taken kSharePercent of the workers' time; from then
+// on, while that holds, a mutant (of a fuzz unit or of a minimization) is stopped after
+// the cutoff: --hang-cutoff-ms, or ten times the slowest corpus entry's time if that is
+// longer, and never longer than --timeout. Inputs run as they are (seeds, inputs from
+// peers) always get --timeout. The coordinator saves what the cutoff stopped as a hang,
+// not as a failure: it was not seen to run past --timeout (node/coordinator_failures.cc).
 #ifndef POLLEN_NODE_HANG_CUTOFF_H_
 #define POLLEN_NODE_HANG_CUTOFF_H_
 
