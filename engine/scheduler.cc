@@ -60,12 +60,17 @@ void Scheduler::RecordFuzzed(size_t idx, uint64_t runs, bool found_new, uint64_t
   if (elapsed_us > 0) {
     e.timed_runs += runs;
     e.timed_us += elapsed_us;
+    e.timed_units++;
   }
   if (found_new) {
     e.runs_since_new = 0;
     weights_dirty_ = true;
   } else {
-    e.runs_since_new += runs;
+    // A slow entry's unit decays it as much as the runs its time would have held.
+    uint64_t spent = runs;
+    if (speed_weight_ && mean_us_ > 0 && elapsed_us > 0)
+      spent = std::max(runs, static_cast<uint64_t>(static_cast<double>(elapsed_us) / mean_us_));
+    e.runs_since_new += spent;
     if (++records_since_rebuild_ >= kRebuildEvery) weights_dirty_ = true;
   }
 }
@@ -97,17 +102,26 @@ void Scheduler::Rebuild() {
     }
     if (runs > 0) mean_us = static_cast<double>(us) / static_cast<double>(runs);
   }
+  mean_us_ = mean_us;
   cumulative_.resize(entries_.size());
   double sum_raw = 0;
   for (size_t i = 0; i < entries_.size(); i++) {
     const Entry& e = entries_[i];
     double decay = 1.0 + static_cast<double>(e.runs_since_new) / kDecayRuns;
     double speed = 1.0;
-    if (mean_us > 0 && e.timed_runs >= kSpeedMinRuns) {
+    double time = 1.0;
+    if (mean_us > 0 && e.timed_runs > 0 &&
+        (e.timed_runs >= kSpeedMinRuns ||
+         static_cast<double>(e.timed_us) >= kSpeedMinRuns * mean_us)) {
       speed =
           SpeedFactor(static_cast<double>(e.timed_us) / static_cast<double>(e.timed_runs), mean_us);
     }
-    cumulative_[i] = e.rarity / decay * speed;  // raw weight for now
+    if (speed_weight_ && unit_us_ > 0 && e.timed_units > 0) {
+      const double unit = static_cast<double>(e.timed_us) / static_cast<double>(e.timed_units);
+      if (unit > 2.0 * static_cast<double>(unit_us_))
+        time = 2.0 * static_cast<double>(unit_us_) / unit;
+    }
+    cumulative_[i] = e.rarity / decay * speed * time;  // raw weight for now
     sum_raw += cumulative_[i];
   }
   double floor = sum_raw > 0 ? kMinShare * sum_raw / static_cast<double>(entries_.size()) : 0;

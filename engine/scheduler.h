@@ -7,14 +7,22 @@
 //   rarity(e)    = Σ_{f ∈ features(e)} 1 / freq(f)
 //   decay(e)     = 1 + runs_since_new(e) / kDecayRuns
 //   speed(e)     = how fast e's mutants run against the corpus's mean (SpeedFactor), 1 until
-//                  e has kSpeedMinRuns timed runs or when speed weighting is off
-//   raw(e)       = rarity(e) / decay(e) × speed(e)
+//                  e has kSpeedMinRuns timed runs (or has taken the time of that many runs
+//                  at the corpus's mean) or when speed weighting is off
+//   time(e)      = 1, or 2·unit / (e's mean fuzz unit time) when its units last over twice
+//                  the nominal unit (set_unit_us; speed weighting on)
+//   raw(e)       = rarity(e) / decay(e) × speed(e) × time(e)
 //   weight(e)    = max(raw(e), kMinShare · mean_e' raw(e'))      (all 1 when every raw is 0)
 //   P(choose e)  = weight(e) / Σ weight
 //
 // runs_since_new(e) counts the executions spent on mutants of e since it last produced a
 // new feature (RecordFuzzed), so an entry that stopped paying off fades but, thanks to the
 // kMinShare floor, never starves: each entry keeps at least kMinShare of the mean weight.
+// With speed weighting a unit counts at least the runs its time would have held at the
+// corpus's mean: fuzz units are bounded in time, but a unit always runs the entry and one
+// mutant, and one of libsndfile's entries can take 200 ms where a unit is meant to take 5.
+// time(e) is what keeps such an entry from taking 40 units' time each time it is chosen:
+// the weights divide time, not choices.
 // A feature unique to one entry is worth as much as a feature shared by N entries is worth
 // to all N together, so a corpus of near-duplicates does not crowd out the one input that
 // reaches something new. speed(e) is the performance score of AFL's scheduler, which
@@ -86,6 +94,12 @@ class Scheduler {
     weights_dirty_ = true;
   }
 
+  // The fuzz units' nominal time (--unit-ms), for time(e); 0 (the default) leaves time(e) 1.
+  void set_unit_us(uint64_t us) {
+    unit_us_ = us;
+    weights_dirty_ = true;
+  }
+
   // Number of entries.
   size_t size() const { return entries_.size(); }
 
@@ -104,6 +118,7 @@ class Scheduler {
     uint64_t runs_since_new = 0;
     uint64_t timed_runs = 0;  // runs recorded with their time
     uint64_t timed_us = 0;
+    uint64_t timed_units = 0;  // RecordFuzzed calls with a time
   };
 
   void Rebuild();
@@ -118,6 +133,8 @@ class Scheduler {
   bool weights_dirty_ = false;
   uint64_t records_since_rebuild_ = 0;
   bool speed_weight_ = true;
+  uint64_t unit_us_ = 0;
+  double mean_us_ = 0;  // the corpus's mean run time at the last Rebuild (speed weighting on)
 };
 
 }  // namespace pollen::engine

@@ -128,6 +128,66 @@ TEST(SchedulerTest, SpeedCountsOnlyAfterEnoughTimedRuns) {
   EXPECT_GT(s.Weight(0), s.Weight(1));
 }
 
+TEST(SchedulerTest, SpeedCountsOnceAnEntryTookTheTimeOfEnoughRuns) {
+  Scheduler s;
+  s.Add({1});
+  s.Add({2});
+  s.RecordFuzzed(0, Scheduler::kSpeedMinRuns, true, Scheduler::kSpeedMinRuns * 10);
+  s.RecordFuzzed(1, Scheduler::kSpeedMinRuns, true, Scheduler::kSpeedMinRuns * 10);
+  EXPECT_DOUBLE_EQ(s.Weight(0), s.Weight(1));
+  // Two runs of 10 ms: far fewer runs than kSpeedMinRuns, but the time of thousands at the
+  // corpus's mean (10 us). Entry 2 then weighs a tenth (over 10x the mean).
+  s.Add({3});
+  s.RecordFuzzed(2, 2, true, 20000);
+  EXPECT_NEAR(s.Weight(2) / s.Weight(0), 0.1, 1e-12);
+}
+
+TEST(SchedulerTest, AUnitDecaysItsEntryByTheRunsItsTimeWouldHaveHeld) {
+  Scheduler s;
+  s.Add({1});
+  s.Add({2});
+  s.RecordFuzzed(0, 1000, true, 1000 * 10);
+  s.RecordFuzzed(1, 1000, true, 1000 * 10);
+  EXPECT_DOUBLE_EQ(s.Weight(0), s.Weight(1));  // the mean is now 10 us a run
+  // 64 units of one run each (kRebuildEvery of them bring the weights up to date): entry
+  // 0's take 640 us, the time of 64 runs at the mean, and decay it by kDecayRuns in all.
+  for (uint64_t i = 0; i < Scheduler::kRebuildEvery; i++) {
+    s.RecordFuzzed(0, 1, false, 640);
+    s.RecordFuzzed(1, 1, false, 10);
+  }
+  // Entry 0: decay 2; its runs average 47.9 us against the corpus's 28.9 (speed 0.75).
+  // Entry 1: decay 1 + 64/4096; 10 us a run, a third of the mean or more (speed 1.5).
+  EXPECT_NEAR(s.Weight(0), 0.75 / 2, 1e-9);
+  EXPECT_NEAR(s.Weight(1), 1.5 / (1.0 + 64.0 / Scheduler::kDecayRuns), 1e-9);
+  // Without speed weighting a unit counts its runs only.
+  Scheduler t;
+  t.set_speed_weight(false);
+  t.Add({1});
+  t.RecordFuzzed(0, 1000, true, 1000 * 10);
+  EXPECT_DOUBLE_EQ(t.Weight(0), 1.0);
+  for (uint64_t i = 0; i < Scheduler::kRebuildEvery; i++) t.RecordFuzzed(0, 1, false, 640);
+  EXPECT_NEAR(t.Weight(0), 1.0 / (1.0 + 64.0 / Scheduler::kDecayRuns), 1e-12);
+}
+
+TEST(SchedulerTest, EntriesWhoseUnitsOverrunTheirTimeWeighLessInProportion) {
+  Scheduler s;
+  s.set_unit_us(5000);
+  for (Feature f = 1; f <= 3; f++) s.Add({f});
+  // The same time per run (10 us) everywhere, so speed is 1 for all three: units of 5 ms,
+  // of 9 ms (within twice the nominal unit: a coarse clock's tick), and of 100 ms.
+  s.RecordFuzzed(0, 500, true, 5000);
+  s.RecordFuzzed(1, 900, true, 9000);
+  s.RecordFuzzed(2, 10000, true, 100000);
+  EXPECT_DOUBLE_EQ(s.Weight(1), s.Weight(0));
+  EXPECT_NEAR(s.Weight(2) / s.Weight(0), 2.0 * 5000 / 100000, 1e-12);
+  // Off with speed weighting, and without a nominal unit.
+  s.set_speed_weight(false);
+  EXPECT_DOUBLE_EQ(s.Weight(2), s.Weight(0));
+  s.set_speed_weight(true);
+  s.set_unit_us(0);
+  EXPECT_DOUBLE_EQ(s.Weight(2), s.Weight(0));
+}
+
 TEST(SchedulerTest, AllZeroWeightsFallBackToUniform) {
   Scheduler s;
   for (int i = 0; i < 4; i++) s.Add({});

@@ -58,6 +58,7 @@ Coordinator::Coordinator(const FuzzOptions& options, WorkerLauncher* launcher, L
       found_(kFoundInputs, kFoundInputBytes),
       hang_cutoff_(uint64_t{options.timeout} * 1000, options.hang_cutoff_ms, WorkerCount(options)) {
   corpus_->set_speed_weight(options.speed_weight);
+  corpus_->set_unit_us(uint64_t{options.unit_ms} * 1000);
   replay_mutator_.set_ascii(launcher->options().only_ascii);  // as the workers' mutators
 }
 

@@ -79,6 +79,7 @@ class LiveCorpus {
   }
   // Whether entries whose mutants run fast are chosen more often (engine/scheduler.h).
   void set_speed_weight(bool on) { scheduler_.set_speed_weight(on); }
+  void set_unit_us(uint64_t us) { scheduler_.set_unit_us(us); }
 
   Status Flush();
 

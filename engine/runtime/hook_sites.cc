@@ -58,10 +58,20 @@ bool HookSites::Init(const uintptr_t* hooks, size_t num_hooks) {
 }
 
 void HookSites::Note(uintptr_t return_address) {
-  if (!usable_ || count_ >= kCapacity) return;
+  if (!usable_) return;
   const uintptr_t call = return_address - 5;
+  // Every address met is in the table, kept or not: an entry's run meets the same comparisons
+  // millions of times in a loop (libsndfile's sample loops), and a lookup is all they cost.
+  const size_t mask = 2 * kCapacity - 1;
+  size_t i = Slot(call, mask);
+  for (; table_[i] != 0; i = (i + 1) & mask) {
+    if (table_[i] == call) return;
+  }
+  if (seen_ >= kCapacity) return;  // the table half full: nothing more is learned
+  table_[i] = call;
+  seen_++;
   bool mapped = false;
-  for (size_t i = 0; i < num_regions_ && !mapped; i++) mapped = regions_[i].Holds(call);
+  for (size_t r = 0; r < num_regions_ && !mapped; r++) mapped = regions_[r].Holds(call);
   if (!mapped) return;
   const auto* bytes = reinterpret_cast<const uint8_t*>(call);
   if (bytes[0] != kCallRel32) return;  // an indirect call, through a register or the GOT
@@ -69,14 +79,8 @@ void HookSites::Note(uintptr_t return_address) {
   std::memcpy(&rel, bytes + 1, sizeof(rel));
   const uintptr_t target = return_address + static_cast<uintptr_t>(static_cast<intptr_t>(rel));
   bool hook = false;
-  for (size_t i = 0; i < num_hooks_; i++) hook |= hooks_[i] == target;
+  for (size_t h = 0; h < num_hooks_; h++) hook |= hooks_[h] == target;
   if (!hook) return;
-  const size_t mask = 2 * kCapacity - 1;
-  size_t i = Slot(call, mask);
-  for (; table_[i] != 0; i = (i + 1) & mask) {
-    if (table_[i] == call) return;
-  }
-  table_[i] = call;
   Site& site = sites_[count_++];
   site.address = call;
   std::memcpy(site.call, bytes, sizeof(site.call));

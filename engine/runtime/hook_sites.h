@@ -33,7 +33,8 @@ class HookSites {
   bool Init(const uintptr_t* hooks, size_t num_hooks);
 
   // From a hook, with its return address: keeps the call site if it is a direct call of a
-  // hook in an executable mapping and not yet known. No allocation, no system call.
+  // hook in an executable mapping and not yet known. No allocation, no system call; an
+  // address met before costs one lookup.
   void Note(uintptr_t return_address);
 
   // Makes every known site call its hook (off = false) or skip it (off = true). Returns
@@ -69,8 +70,10 @@ class HookSites {
   size_t num_hooks_ = 0;
   Region regions_[kMaxRegions] = {};
   size_t num_regions_ = 0;
-  // Open addressing on the site's address (0: empty), and the sites in the order noted.
+  // Open addressing on the address of every call noted (0: empty), a site or not, and the
+  // sites in the order noted.
   uintptr_t table_[2 * kCapacity] = {};
+  size_t seen_ = 0;  // addresses in table_
   Site sites_[kCapacity] = {};
   size_t count_ = 0;
 };

@@ -17,7 +17,7 @@ namespace pollen::runtime {
 namespace {
 
 // A megabyte each: not on the stack. One per test, since a refused patch retires one.
-HookSites g_sites[4];
+HookSites g_sites[5];
 engine::CmpLog g_log;
 
 // Patching needs x86-64 and a process of one thread: a sanitizer's helper thread (TSan) rules
@@ -96,9 +96,30 @@ TEST(HookSitesTest, OnlyDirectCallsOfTheHooksAreKept) {
   int local = 0;
   sites.Note(reinterpret_cast<uintptr_t>(&local) + 5);
   EXPECT_EQ(sites.size(), 0u);
+  // Met again, each is known as no site (one lookup, the path a loop's calls take).
+  sites.Note(other);
+  sites.Note(reinterpret_cast<uintptr_t>(&local) + 5);
+  EXPECT_EQ(sites.size(), 0u);
   EXPECT_FALSE(sites.SetOff(true));  // nothing to patch: the hooks run
   EXPECT_FALSE(sites.off());
   EXPECT_TRUE(sites.usable());  // sites may still come
+}
+
+TEST(HookSitesTest, LearningStopsOnceTheTableHoldsItsCapacity) {
+  SKIP_UNLESS_PATCHABLE();
+  HookSites& sites = g_sites[4];
+  uintptr_t hooks[HookSites::kMaxHooks];
+  ASSERT_TRUE(sites.Init(hooks, ComparisonHookAddresses(hooks)));
+  // kCapacity addresses that are no call site (past the stack, never read): the table keeps
+  // each, and then learns nothing more, not even a real site.
+  int local = 0;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(&local) + 5;
+  for (size_t i = 0; i < HookSites::kCapacity; i++) sites.Note(base + 8 * i);
+  GetSancovState().hook_sites = &sites;
+  EXPECT_EQ(HookSitesTestEqual(1, 2), 0);
+  GetSancovState().hook_sites = nullptr;
+  EXPECT_EQ(sites.size(), 0u);
+  EXPECT_FALSE(sites.SetOff(true));
 }
 
 TEST(HookSitesTest, NoPatchWhileAnotherThreadRuns) {

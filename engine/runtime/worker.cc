@@ -24,6 +24,10 @@ namespace pollen::runtime {
 namespace {
 
 constexpr size_t kMaxFrameWords = 16 * 1024 * 1024;  // 128 MiB: a large dictionary at most
+// A fuzz unit lasts at least this many times its entry's own run, and is stretched so for at
+// most kMaxUnitStretchMs (HandleFuzz).
+constexpr uint64_t kUnitPerEntryRun = 4;
+constexpr uint64_t kMaxUnitStretchMs = 500;
 
 // Stores a field the coordinator may read after this process dies: the compiler must not
 // delay or drop it across the harness call.
@@ -187,7 +191,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
 
   engine::Rng rng(request.getRngState(), request.getRngInc());
   const uint64_t max_runs = request.getMaxRuns() == 0 ? UINT64_MAX : request.getMaxRuns();
-  const uint64_t deadline = CoarseNowMs() + request.getDurationMs();
+  uint64_t deadline = CoarseNowMs() + request.getDurationMs();
   SancovState& s = GetSancovState();
   uint8_t* buf = mutation_buffer_.data();
   size_t size = 0;
@@ -218,7 +222,15 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     s.cmp_log = cmp_log_.get();
     s.cmp_seq = entry_seq_.get();
   }
+  const uint64_t entry_start_us = base::MonotonicUs();
   found = RunOne(buf, size);
+  // The entry's own run is overhead for the unit: one slower than the unit's time would
+  // otherwise leave room for a single mutant (libsndfile's entries take up to 200 ms where
+  // a unit is meant to take 5). The unit lasts at least kUnitPerEntryRun times as long,
+  // up to kMaxUnitStretchMs; the scheduler weighs entries by the time their units take.
+  const uint64_t entry_ms = (base::MonotonicUs() - entry_start_us) / 1000;
+  deadline =
+      std::max(deadline, CoarseNowMs() + std::min(kUnitPerEntryRun * entry_ms, kMaxUnitStretchMs));
   s.cmp_log = nullptr;
   s.cmp_seq = nullptr;
   if (stage)
