@@ -109,6 +109,8 @@ class Scheduler {
 
   // Total runs recorded for entry idx. Precondition: idx < size().
   uint64_t runs(size_t idx) const { return entries_[idx].runs; }
+  // Total time recorded for entry idx, in microseconds. Precondition: idx < size().
+  uint64_t timed_us(size_t idx) const { return entries_[idx].timed_us; }
 
  private:
   struct Entry {

@@ -150,6 +150,12 @@ void Coordinator::HandleDeath(Slot& slot) {
       failure.context = "between executions";
       break;
   }
+  // A fuzz unit that ended in a death took its time all the same. The scheduler weighs
+  // entries by the time their units take, and one whose mutants hang (libsndfile's RF64
+  // headers: a 10-s timeout each) is then chosen less, as one whose units run long.
+  if (slot.state == Slot::State::kFuzz && slot.entry != SIZE_MAX) {
+    corpus_->RecordFuzzed(slot.entry, h->runs, false, base::MonotonicUs() - slot.request_start_us);
+  }
   // A stage is not resumed past a candidate that killed the worker: it would again.
   if (slot.stage) stage_cursor_[slot.entry] = kStageDone;
   slot.proc.reset();

@@ -80,6 +80,8 @@ class LiveCorpus {
   // Whether entries whose mutants run fast are chosen more often (engine/scheduler.h).
   void set_speed_weight(bool on) { scheduler_.set_speed_weight(on); }
   void set_unit_us(uint64_t us) { scheduler_.set_unit_us(us); }
+  // The time recorded for fuzzing entry i, in microseconds.
+  uint64_t fuzzed_us(size_t i) const { return scheduler_.timed_us(i); }
 
   Status Flush();
 

@@ -225,12 +225,16 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   const uint64_t entry_start_us = base::MonotonicUs();
   found = RunOne(buf, size);
   // The entry's own run is overhead for the unit: one slower than the unit's time would
-  // otherwise leave room for a single mutant (libsndfile's entries take up to 200 ms where
-  // a unit is meant to take 5). The unit lasts at least kUnitPerEntryRun times as long,
-  // up to kMaxUnitStretchMs; the scheduler weighs entries by the time their units take.
+  // leave room for a single mutant (libsndfile's entries take up to 200 ms where a unit is
+  // meant to take 5). Such a unit lasts at least kUnitPerEntryRun times the entry's run, up
+  // to kMaxUnitStretchMs; the scheduler weighs entries by the time their units take.
+  // Entries faster than the unit keep its time (stretched, sqlite3's 1-5 ms entries took
+  // more of the time).
   const uint64_t entry_ms = (base::MonotonicUs() - entry_start_us) / 1000;
-  deadline =
-      std::max(deadline, CoarseNowMs() + std::min(kUnitPerEntryRun * entry_ms, kMaxUnitStretchMs));
+  if (entry_ms >= request.getDurationMs()) {
+    deadline = std::max(deadline,
+                        CoarseNowMs() + std::min(kUnitPerEntryRun * entry_ms, kMaxUnitStretchMs));
+  }
   s.cmp_log = nullptr;
   s.cmp_seq = nullptr;
   if (stage)
