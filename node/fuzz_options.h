@@ -29,11 +29,11 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(uint64_t, seed, 0, "random seed; 0 = from the clock (printed, so a run can be repeated)")    \
   X(uint32_t, max_len, 0, "largest input in bytes; 0 = the largest seed, at least 4096")         \
   X(uint32_t, timeout, 10, "seconds one execution may take before it is reported as a hang")     \
-  X(uint32_t, hang_cutoff_ms, 0,                                                                 \
+  X(uint32_t, hang_cutoff_ms, 1000,                                                              \
     "once executions stopped at a time limit have taken 5 % of the workers' time, a mutant "     \
     "still running after this many ms (or ten times the slowest corpus entry's time) is "        \
     "stopped there and saved as a hang (crashes/hang-*, one per stack), not reported as a "      \
-    "timeout; 0 = off: every execution gets --timeout (off until measured to help)")             \
+    "timeout; 0 = off: every execution gets --timeout")                                          \
   X(uint32_t, rss_limit_mb, 2048, "memory one worker may use, in MiB; 0 = no limit")             \
   X(uint32_t, malloc_limit_mb, 0,                                                                \
     "one allocation larger than this many MiB is an out-of-memory failure, reported with its "   \

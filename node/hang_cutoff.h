@@ -7,8 +7,8 @@
 // third of the run. AFL++ stops an execution after a limit calibrated on the target's own
 // speed (at most a second by default) and files it among its hangs.
 //
-// With --hang-cutoff-ms set (it is off by default: its one A/B was not conclusive,
-// docs/benchmarks.md "A hang cutoff"), Pollen gives every execution --timeout until the
+// With --hang-cutoff-ms (1000 by default; 0 turns it off: docs/benchmarks.md "A hang
+// cutoff"), Pollen gives every execution --timeout until the
 // executions stopped at a limit have taken kSharePercent of the workers' time; from then
 // on, while that holds, a mutant (of a fuzz unit or of a minimization) is stopped after
 // the cutoff: --hang-cutoff-ms, or ten times the slowest corpus entry's time if that is
