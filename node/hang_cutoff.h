@@ -12,8 +12,9 @@
 // have taken kSharePercent of the workers' time; from then on, while that holds, a mutant
 // (of a fuzz unit or of a minimization) is stopped after the cutoff: --hang-cutoff-ms, or
 // ten times the slowest corpus entry's time if that is longer, and never longer than
-// --timeout. Inputs run as they are (seeds, inputs from peers) always get --timeout. The coordinator saves what the cutoff stopped as a hang,
-// not as a failure: it was not seen to run past --timeout (node/coordinator_failures.cc).
+// --timeout. Inputs run as they are (seeds, inputs from peers) always get --timeout. The
+// coordinator saves what the cutoff stopped as a hang, not as a failure: it was not seen to
+// run past --timeout (node/coordinator_failures.cc).
 #ifndef POLLEN_NODE_HANG_CUTOFF_H_
 #define POLLEN_NODE_HANG_CUTOFF_H_
 
