@@ -1,7 +1,7 @@
 // What the mutators of engine/mutator.cc share, and the mutators themselves, by file:
 // mutate_bytes.cc (byte-level and dictionaries), mutate_operands.cc (input-to-state),
-// mutate_structure.cc (lines, records, groups). Internal to the engine: engine/mutator.h is
-// the interface.
+// mutate_structure.cc (lines, records, groups), mutate_encoded.cc (inside base64 text).
+// Internal to the engine: engine/mutator.h is the interface.
 #ifndef POLLEN_ENGINE_MUTATION_OPS_H_
 #define POLLEN_ENGINE_MUTATION_OPS_H_
 
@@ -28,6 +28,7 @@ struct Ctx {
   Rng& rng;
   const MutationSources& src;
   uint8_t* scratch;  // max_size bytes
+  uint8_t* aux;      // 3 * max_size bytes, for a mutation that runs another one (MutateNested)
   uint8_t* word;     // LearnedWords::kMaxWord bytes: the word written, for last_word()
   size_t* word_size;
 };
@@ -83,6 +84,11 @@ size_t InputToStateArith(Ctx& c);
 size_t CopyLine(Ctx& c);
 size_t InsertRecord(Ctx& c);
 size_t NestGroup(Ctx& c);
+size_t MutateBase64(Ctx& c);
+
+// One mutation of the table other than those that run a nested one (mutator.cc), for
+// MutateBase64 on the bytes it decoded: c.aux is not used.
+size_t MutateNested(Ctx& c);
 
 }  // namespace pollen::engine::mutation
 

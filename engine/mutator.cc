@@ -39,6 +39,7 @@ constexpr MutatorEntry kMutators[] = {
     {"CopyLine", mutation::CopyLine},
     {"InsertRecord", mutation::InsertRecord},
     {"NestGroup", mutation::NestGroup},
+    {"Base64", mutation::MutateBase64},
 };
 constexpr size_t kNumMutators = std::size(kMutators);
 constexpr size_t kEraseIndex = 0;
@@ -48,7 +49,22 @@ constexpr int kMaxAttempts = 16;
 
 }  // namespace
 
-Mutator::Mutator(size_t max_size) : capacity_(max_size), max_size_(max_size), scratch_(max_size) {
+namespace mutation {
+
+size_t MutateNested(Ctx& c) {
+  for (int attempt = 0; attempt < kMaxAttempts; attempt++) {
+    size_t index = c.rng.Below(kNumMutators);
+    if (kMutators[index].fn == MutateBase64) continue;
+    size_t new_size = kMutators[index].fn(c);
+    if (new_size != kNoChange) return new_size;
+  }
+  return kNoChange;
+}
+
+}  // namespace mutation
+
+Mutator::Mutator(size_t max_size)
+    : capacity_(max_size), max_size_(max_size), scratch_(max_size), aux_(3 * max_size) {
   POLLEN_CHECK(max_size >= 1);
 }
 
@@ -59,7 +75,8 @@ void Mutator::set_limit(size_t limit) {
 size_t Mutator::Mutate(uint8_t* data, size_t size, Rng& rng, const MutationSources& sources) {
   POLLEN_CHECK(size <= max_size_);
   last_word_size_ = 0;
-  Ctx c{data, size, max_size_, rng, sources, scratch_.data(), last_word_, &last_word_size_};
+  Ctx c{data,        size,       max_size_,       rng, sources, scratch_.data(),
+        aux_.data(), last_word_, &last_word_size_};
   // Above half the largest size, erase a little more often, so inputs do not drift up to
   // it (whatever the request's limit: that one is length control's, node/length_control.h).
   bool large = size > capacity_ / 2;

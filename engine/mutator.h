@@ -38,7 +38,7 @@ constexpr uint32_t kChainLength = 5;
 // Not thread-safe: one Mutator per thread (it owns a scratch buffer).
 class Mutator {
  public:
-  // Preallocates a scratch buffer of `max_size` bytes. Requires max_size >= 1.
+  // Preallocates scratch buffers of 4 * `max_size` bytes. Requires max_size >= 1.
   explicit Mutator(size_t max_size);
 
   // Applies one mutation, chosen with `rng`, to data[0, size) in place and returns the new
@@ -80,6 +80,7 @@ class Mutator {
   uint8_t last_word_[LearnedWords::kMaxWord];
   size_t last_word_size_ = 0;
   std::vector<uint8_t> scratch_;
+  std::vector<uint8_t> aux_;  // 3 * capacity_, for the nested mutation of mutate_encoded.cc
 };
 
 // Maps data[0, size) into printable ASCII and whitespace, as libFuzzer's ToASCII does: the

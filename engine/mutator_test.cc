@@ -79,8 +79,11 @@ TEST(MutatorTest, EveryMutatorApplies) {
   Bytes buf(128);
   std::set<size_t> used;
   for (int i = 0; i < 20000; i++) {
-    size_t size = 20;
-    std::memcpy(buf.data(), "x(12)\nHELLO \x44\x33\x22\x11 abcd", size);
+    // ... and a base64 run, for MutateBase64.
+    const char in[] =
+        "x(12)\nHELLO \x44\x33\x22\x11 abcd QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVoxMjM0NTY3ODk=";
+    size_t size = sizeof(in) - 1;
+    std::memcpy(buf.data(), in, size);
     m.Mutate(buf.data(), size, rng, all.sources);
     used.insert(m.last_mutator());
   }
