@@ -4,8 +4,10 @@
 // applied to the decoded bytes (DER lengths around it fixed, der_lengths.h) or, when they
 // are DER, whole elements are erased, copied or replaced, and the result is encoded again
 // in the run's own layout (line length, line ends, padding). One time in eight the decoded
-// bytes alone are the mutant.
+// bytes alone are the mutant. Inputs that are DER themselves get the same two kinds of
+// change (MutateDer).
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "engine/der_lengths.h"
@@ -17,18 +19,25 @@ namespace {
 // A run shorter than this, or without upper case, lower case and digits, is taken for a word.
 constexpr size_t kMinChars = 40;
 
-int Sextet(uint8_t x) {
-  if (x >= 'A' && x <= 'Z') return x - 'A';
-  if (x >= 'a' && x <= 'z') return x - 'a' + 26;
-  if (x >= '0' && x <= '9') return x - '0' + 52;
-  if (x == '+') return 62;
-  if (x == '/') return 63;
-  return -1;
-}
-
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-bool IsRunByte(uint8_t x) { return Sextet(x) >= 0 || x == '=' || x == '\n' || x == '\r'; }
+// Per byte: its value in base64 (0 to 63), kOther for the other bytes of a run ('=' and
+// line ends), kOutside for the rest. A table: the search reads up to 1 KB per call.
+constexpr int8_t kOther = -2;
+constexpr int8_t kOutside = -1;
+constexpr std::array<int8_t, 256> kByteClass = [] {
+  std::array<int8_t, 256> t{};
+  t.fill(kOutside);
+  for (int i = 0; i < 64; i++) t[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int8_t>(i);
+  t['='] = kOther;
+  t['\n'] = kOther;
+  t['\r'] = kOther;
+  return t;
+}();
+
+int Sextet(uint8_t x) { return kByteClass[x] >= 0 ? kByteClass[x] : -1; }
+
+bool IsRunByte(uint8_t x) { return kByteClass[x] != kOutside; }
 
 struct Run {
   size_t begin = 0;
@@ -158,10 +167,24 @@ size_t Encode(const Run& run, const uint8_t* in, size_t n, uint8_t* out) {
   return o;
 }
 
+// The cross-over partner's DER: its own bytes when they are DER, else the decoded bytes of
+// a base64 run of it, in `spare` (max_size bytes). Null when it has neither.
+const uint8_t* PartnerDer(Ctx& c, uint8_t* spare, DerElements* der) {
+  if (c.src.crossover == nullptr) return nullptr;
+  der->Parse(c.src.crossover, c.src.crossover_size);
+  if (der->count() >= 3) return c.src.crossover;
+  Run run;
+  if (!FindRun(c.src.crossover, c.src.crossover_size, c.rng, &run)) return nullptr;
+  if (run.chars / 4 * 3 + 3 > c.max_size) return nullptr;
+  size_t n = Decode(c.src.crossover, run, spare);
+  der->Parse(spare, n);
+  return der->count() > 0 ? spare : nullptr;
+}
+
 // One change of whole elements of the DER bytes work[0, n) (a copy of before[0, n), parsed
 // as `der`): erase one, insert a copy of one before another, or put it in another's place;
-// the copy comes from these bytes or from the cross-over partner's base64, decoded into
-// `spare` (max_size bytes). The lengths around the change are fixed.
+// the copy comes from these bytes or from the cross-over partner's DER (PartnerDer). The
+// lengths around the change are fixed.
 size_t MutateElements(Ctx& c, const DerElements& der, const uint8_t* before, uint8_t* work,
                       size_t n, size_t limit, uint8_t* spare) {
   size_t op = c.rng.Below(3);  // 0 erase, 1 insert, 2 replace
@@ -174,14 +197,10 @@ size_t MutateElements(Ctx& c, const DerElements& der, const uint8_t* before, uin
     const uint8_t* from = before;
     const DerElements* from_der = &der;
     DerElements partner;
-    Run run;
-    bool other = c.src.crossover != nullptr && c.rng.Bool();
-    if (other && FindRun(c.src.crossover, c.src.crossover_size, c.rng, &run) &&
-        run.chars / 4 * 3 + 3 <= c.max_size) {
-      size_t partner_n = Decode(c.src.crossover, run, spare);
-      partner.Parse(spare, partner_n);
-      if (partner.count() > 0) {
-        from = spare;
+    if (c.rng.Bool()) {
+      const uint8_t* p = PartnerDer(c, spare, &partner);
+      if (p != nullptr) {
+        from = p;
         from_der = &partner;
       }
     }
@@ -194,6 +213,30 @@ size_t MutateElements(Ctx& c, const DerElements& der, const uint8_t* before, uin
   std::memmove(work + at + added, work + at + removed, n - at - removed);
   if (added > 0) std::memcpy(work + at, piece, added);
   der.Fix(work, at, static_cast<int64_t>(added) - static_cast<int64_t>(removed), false);
+  return m;
+}
+
+// Mutates the decoded or DER bytes before[0, n) into work[0, result) of at most `limit`
+// bytes: whole elements one time in `elements_one_in` when they are DER, else one other
+// mutator of the table with the DER lengths around its change fixed three times in four
+// (length checks are code too). Returns kNoChange when nothing applied.
+size_t MutateBinary(Ctx& c, const DerElements& der, const uint8_t* before, uint8_t* work, size_t n,
+                    size_t limit, uint8_t* spare, uint32_t elements_one_in) {
+  std::memcpy(work, before, n);
+  if (der.count() > 0 && c.rng.OneIn(elements_one_in)) {
+    return MutateElements(c, der, before, work, n, limit, spare);
+  }
+  MutationSources sources = c.src;  // offsets of the input mean nothing in these bytes
+  sources.lengths = nullptr;
+  sources.crossover = nullptr;
+  sources.crossover_size = 0;
+  Ctx inner{work, n, limit, c.rng, sources, spare, nullptr, c.word, c.word_size};
+  size_t m = MutateNested(inner);
+  if (m == kNoChange) return kNoChange;
+  size_t at = 0;
+  while (at < n && at < m && before[at] == work[at]) at++;
+  bool fix = !c.rng.OneIn(4);
+  if (fix) der.Fix(work, at, static_cast<int64_t>(m) - static_cast<int64_t>(n), true);
   return m;
 }
 
@@ -224,29 +267,29 @@ size_t MutateBase64(Ctx& c) {
   }
   DerElements der;
   der.Parse(before, n);
-  std::memcpy(work, before, n);
-  size_t m;
-  if (der.count() > 0 && c.rng.OneIn(4)) {
-    m = MutateElements(c, der, before, work, n, limit, spare);
-  } else {
-    MutationSources sources = c.src;  // offsets of the text mean nothing in these bytes
-    sources.lengths = nullptr;
-    sources.crossover = nullptr;
-    sources.crossover_size = 0;
-    Ctx inner{work, n, limit, c.rng, sources, spare, nullptr, c.word, c.word_size};
-    m = MutateNested(inner);
-    if (m == kNoChange) return kNoChange;
-    size_t at = 0;
-    while (at < n && at < m && before[at] == work[at]) at++;
-    bool fix = !c.rng.OneIn(4);  // sometimes leave them wrong: length checks are code too
-    if (fix) der.Fix(work, at, static_cast<int64_t>(m) - static_cast<int64_t>(n), true);
-  }
+  size_t m = MutateBinary(c, der, before, work, n, limit, spare, 4);
   if (m == kNoChange) return kNoChange;
   size_t encoded = Encode(run, work, m, c.scratch);
   size_t new_size = c.size - run_size + encoded;
   std::memmove(c.data + run.begin + encoded, c.data + run.end, c.size - run.end);
   std::memcpy(c.data + run.begin, c.scratch, encoded);
   return new_size;
+}
+
+size_t MutateDer(Ctx& c) {
+  // DER: a constructed element first, holding at least three more and three quarters of
+  // the input (random bytes seldom pass).
+  if (c.size < 16 || (c.data[0] & 0x20) == 0) return kNoChange;
+  DerElements der;
+  der.Parse(c.data, c.size);
+  if (der.count() < 4 || size_t{der.element(0).end} * 4 < c.size * 3) return kNoChange;
+  uint8_t* before = c.aux;
+  uint8_t* work = c.aux + c.max_size;
+  std::memcpy(before, c.data, c.size);
+  size_t m = MutateBinary(c, der, before, work, c.size, c.max_size, c.aux + 2 * c.max_size, 2);
+  if (m == kNoChange) return kNoChange;
+  std::memcpy(c.data, work, m);
+  return m;
 }
 
 }  // namespace pollen::engine::mutation

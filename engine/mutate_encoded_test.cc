@@ -209,6 +209,52 @@ TEST(MutateBase64Test, WholeElementsAreErasedAndCopied) {
   EXPECT_GT(more * 20, r.texts.size()) << more << " of " << r.texts.size();
 }
 
+// DER inputs themselves: most mutants are still exact DER, with elements erased and copied.
+TEST(MutateDerTest, DerInputsKeepTheirStructure) {
+  const Bytes der = Der();
+  Mutator m(4096);
+  Rng rng = Rng::FromSeed(19);
+  Bytes buf(4096);
+  size_t total = 0, exact = 0, fewer = 0, more = 0;
+  for (int i = 0; i < 20000; i++) {
+    std::copy(der.begin(), der.end(), buf.begin());
+    size_t size = m.Mutate(buf.data(), der.size(), rng, MutationSources{});
+    if (std::string(Mutator::MutatorName(m.last_mutator())) != "Der") continue;
+    total++;
+    size_t count = 0;
+    if (!ExactDer(Bytes(buf.begin(), buf.begin() + size), 0, size, &count)) continue;
+    exact++;
+    fewer += count < 5;
+    more += count > 5;
+  }
+  ASSERT_GT(total, 200u);
+  EXPECT_GT(exact * 2, total) << exact << " of " << total;
+  EXPECT_GT(fewer * 20, total);
+  EXPECT_GT(more * 20, total);
+}
+
+// Text, and nearly always random bytes, are left to the other mutators.
+TEST(MutateDerTest, OtherInputsAreLeftToOthers) {
+  Mutator m(512);
+  Rng rng = Rng::FromSeed(23);
+  Bytes buf(512);
+  const std::string text = "SELECT 1 FROM t WHERE x = 'abc';\n";
+  size_t der = 0;
+  for (int i = 0; i < 20000; i++) {
+    size_t size = 1 + rng.Below(256);
+    Bytes in = RandomBytes(rng, size);
+    if (i % 2 == 0) {
+      in.assign(text.begin(), text.end());
+      size = in.size();
+    }
+    std::copy(in.begin(), in.end(), buf.begin());
+    m.Mutate(buf.data(), size, rng, MutationSources{});
+    ASSERT_FALSE(i % 2 == 0 && std::string(Mutator::MutatorName(m.last_mutator())) == "Der");
+    der += std::string(Mutator::MutatorName(m.last_mutator())) == "Der";
+  }
+  EXPECT_LT(der, 20u) << "of 10,000 random inputs";
+}
+
 TEST(MutateBase64Test, PemIsMutatedInItsDecodedBytes) { ExpectMutatedInPlace("\n"); }
 
 TEST(MutateBase64Test, CrlfLineEndsAreKept) { ExpectMutatedInPlace("\r\n"); }

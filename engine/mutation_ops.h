@@ -85,9 +85,10 @@ size_t CopyLine(Ctx& c);
 size_t InsertRecord(Ctx& c);
 size_t NestGroup(Ctx& c);
 size_t MutateBase64(Ctx& c);
+size_t MutateDer(Ctx& c);
 
 // One mutation of the table other than those that run a nested one (mutator.cc), for
-// MutateBase64 on the bytes it decoded: c.aux is not used.
+// MutateBase64 and MutateDer on the bytes they decoded or parsed: c.aux is not used.
 size_t MutateNested(Ctx& c);
 
 }  // namespace pollen::engine::mutation

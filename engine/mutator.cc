@@ -40,6 +40,7 @@ constexpr MutatorEntry kMutators[] = {
     {"InsertRecord", mutation::InsertRecord},
     {"NestGroup", mutation::NestGroup},
     {"Base64", mutation::MutateBase64},
+    {"Der", mutation::MutateDer},
 };
 constexpr size_t kNumMutators = std::size(kMutators);
 constexpr size_t kEraseIndex = 0;
@@ -54,7 +55,7 @@ namespace mutation {
 size_t MutateNested(Ctx& c) {
   for (int attempt = 0; attempt < kMaxAttempts; attempt++) {
     size_t index = c.rng.Below(kNumMutators);
-    if (kMutators[index].fn == MutateBase64) continue;
+    if (kMutators[index].fn == MutateBase64 || kMutators[index].fn == MutateDer) continue;
     size_t new_size = kMutators[index].fn(c);
     if (new_size != kNoChange) return new_size;
   }

@@ -78,11 +78,18 @@ TEST(MutatorTest, EveryMutatorApplies) {
   Rng rng = Rng::FromSeed(1);
   Bytes buf(128);
   std::set<size_t> used;
+  // ... and a base64 run, for MutateBase64; every fourth input is DER, for MutateDer.
+  const char text[] =
+      "x(12)\nHELLO \x44\x33\x22\x11 abcd QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVoxMjM0NTY3ODk=";
+  const uint8_t der[] = {0x30, 0x10, 0x02, 0x01, 0x05, 0x30, 0x03, 0x02, 0x01,
+                         0x07, 0x02, 0x01, 0x09, 0x30, 0x03, 0x02, 0x01, 0x0b};
   for (int i = 0; i < 20000; i++) {
-    // ... and a base64 run, for MutateBase64.
-    const char in[] =
-        "x(12)\nHELLO \x44\x33\x22\x11 abcd QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVoxMjM0NTY3ODk=";
-    size_t size = sizeof(in) - 1;
+    const uint8_t* in = reinterpret_cast<const uint8_t*>(text);
+    size_t size = sizeof(text) - 1;
+    if (i % 4 == 0) {
+      in = der;
+      size = sizeof(der);
+    }
     std::memcpy(buf.data(), in, size);
     m.Mutate(buf.data(), size, rng, all.sources);
     used.insert(m.last_mutator());
