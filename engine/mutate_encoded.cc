@@ -283,10 +283,9 @@ size_t MutateDer(Ctx& c) {
   DerElements der;
   der.Parse(c.data, c.size);
   if (der.count() < 4 || size_t{der.element(0).end} * 4 < c.size * 3) return kNoChange;
-  uint8_t* before = c.aux;
+  // The input itself is the unchanged copy MutateBinary compares with.
   uint8_t* work = c.aux + c.max_size;
-  std::memcpy(before, c.data, c.size);
-  size_t m = MutateBinary(c, der, before, work, c.size, c.max_size, c.aux + 2 * c.max_size, 2);
+  size_t m = MutateBinary(c, der, c.data, work, c.size, c.max_size, c.aux + 2 * c.max_size, 2);
   if (m == kNoChange) return kNoChange;
   std::memcpy(c.data, work, m);
   return m;
