@@ -41,6 +41,7 @@ void BuildHello(capnp::MallocMessageBuilder& message) {
   hello.setNumCounters(123456789012ULL);
   hello.setNumModules(3);
   hello.setNumPcs(77);
+  hello.setMutatorTable(0x0123456789abcdefULL);
 }
 
 // A WorkerConfig with a dictionary: a message with pointers and lists.
@@ -76,6 +77,7 @@ void ExpectHello(const FrameWords& words) {
   EXPECT_EQ(hello.getNumCounters(), 123456789012ULL);
   EXPECT_EQ(hello.getNumModules(), 3u);
   EXPECT_EQ(hello.getNumPcs(), 77u);
+  EXPECT_EQ(hello.getMutatorTable(), 0x0123456789abcdefULL);
 }
 
 void ExpectConfig(const FrameWords& words) {

@@ -109,6 +109,17 @@ void ToAscii(uint8_t* data, size_t size) {
 
 size_t Mutator::MutatorCount() { return kNumMutators; }
 
+uint64_t Mutator::TableFingerprint() {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (const MutatorEntry& e : kMutators) {
+    for (const char* p = e.name;; p++) {
+      h = (h ^ static_cast<uint8_t>(*p)) * 0x100000001b3ULL;
+      if (*p == '\0') break;
+    }
+  }
+  return h == 0 ? 1 : h;
+}
+
 const char* Mutator::MutatorName(size_t index) {
   return index < kNumMutators ? kMutators[index].name : "?";
 }

@@ -70,6 +70,9 @@ class Mutator {
   // Number of mutators in the table, and the name of mutator `index` (< MutatorCount()),
   // e.g. "EraseBytes".
   static size_t MutatorCount();
+  // A hash of the table's names in order, never 0: a worker's and a coordinator's tables
+  // must be the same for the coordinator to replay the worker's chains (schema Hello).
+  static uint64_t TableFingerprint();
   static const char* MutatorName(size_t index);
 
  private:

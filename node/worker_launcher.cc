@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "base/clock.h"
+#include "engine/mutator.h"
 #include "engine/value_profile.h"
 #include "node/worker_messages.h"
 
@@ -87,6 +88,13 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(
                          " was linked with another pollen runtime (protocol " +
                          std::to_string(hello->protocol_version) + ", expected " +
                          std::to_string(kWorkerProtocolVersion) + "): rebuild it");
+  }
+  if (hello->mutator_table != engine::Mutator::TableFingerprint()) {
+    // Chains are replayed here with this pollen's mutators: another table would give other
+    // inputs than the ones that found something.
+    return Status::Error("target " + options_.target +
+                         " was linked with another pollen runtime (its mutators differ from "
+                         "this pollen's): rebuild it");
   }
   hello_.num_counters = hello->num_counters;
   hello_.num_pcs = hello->num_pcs;

@@ -26,6 +26,7 @@ Result<FromWorker> Decode(const engine::FrameWords& words) {
       out.num_pcs = r.getNumPcs();
       out.value_profile_first = r.getValueProfileFirst();
       out.value_profile_counters = r.getValueProfileCounters();
+      out.mutator_table = r.getMutatorTable();
       return FromWorker(out);
     }
     case schema::FromWorker::FUZZ_DONE: {

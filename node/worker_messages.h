@@ -23,6 +23,7 @@ struct WorkerHello {
   uint64_t num_pcs = 0;
   uint64_t value_profile_first = 0;
   uint64_t value_profile_counters = 0;
+  uint64_t mutator_table = 0;
 };
 
 // The answer to a fuzz request (schema FuzzResult: the fields mean the same).

@@ -80,6 +80,9 @@ struct Hello {
   numPcs @4 :UInt64;            # pc-table entries (0 when built without -fsanitize-coverage=pc-table)
   valueProfileFirst @5 :UInt64;   # first counter of the value profile's ladders (engine/value_profile.h)
   valueProfileCounters @6 :UInt64;  # their number; 0: the value profile is off
+  mutatorTable @7 :UInt64;      # engine::Mutator::TableFingerprint(): the coordinator replays
+                                # the worker's mutation chains with its own table, so both
+                                # must have the same (0 from a runtime older than the field)
 }
 
 struct FuzzResult {

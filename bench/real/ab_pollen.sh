@@ -15,7 +15,8 @@
 # --no-libfuzzer skips the last pair (libFuzzer beside one more B run): only A against B.
 #   libFuzzer's figure, when it runs, is its own "cov:" count in the edges column.
 # Environment: POLLEN_CLI (default build/cli/pollen), POLLEN_CLI_A (A's, when the change
-#   moved the worker's shared-memory layout and B's pollen refuses A; default POLLEN_CLI),
+#   moved the worker's shared-memory layout or the mutator table and B's pollen refuses A;
+#   default POLLEN_CLI),
 #   POLLEN_BUILD_DIR, BENCH_REAL_DIR, POLLEN_FUZZ_FLAGS (more flags for both Pollen arms, e.g.
 #   "--speed-weight=false"), POLLEN_FUZZ_FLAGS_A / POLLEN_FUZZ_FLAGS_B (more flags for one arm
 #   only: A and B may then be one binary, e.g. B "--mutant-cmp-hooks=auto" against A

@@ -15,6 +15,7 @@
 #include "engine/coverage.h"
 #include "engine/i2s_stage.h"
 #include "engine/minimizer.h"
+#include "engine/mutator.h"
 #include "engine/rng.h"
 #include "engine/runtime/coarse_clock.h"
 #include "engine/runtime/custom_mutator.h"
@@ -429,6 +430,7 @@ int Worker::Serve() {
     hello.setNumCounters(s.num_counters);
     hello.setNumModules(static_cast<uint32_t>(s.num_modules));
     hello.setNumPcs(s.num_pcs);
+    hello.setMutatorTable(engine::Mutator::TableFingerprint());
     if (s.registered_profile != nullptr) {
       hello.setValueProfileFirst(s.value_profile_first);
       hello.setValueProfileCounters(engine::ValueProfile::kCounters);
