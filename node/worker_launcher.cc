@@ -9,7 +9,6 @@
 #include <fstream>
 
 #include "base/clock.h"
-#include "engine/mutator.h"
 #include "engine/value_profile.h"
 #include "node/worker_messages.h"
 
@@ -83,19 +82,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerLauncher::Launch(
   if (hello == nullptr) {
     return Status::Error("target " + options_.target + " sent something else than a hello");
   }
-  if (hello->protocol_version != kWorkerProtocolVersion) {
-    return Status::Error("target " + options_.target +
-                         " was linked with another pollen runtime (protocol " +
-                         std::to_string(hello->protocol_version) + ", expected " +
-                         std::to_string(kWorkerProtocolVersion) + "): rebuild it");
-  }
-  if (hello->mutator_table != engine::Mutator::TableFingerprint()) {
-    // Chains are replayed here with this pollen's mutators: another table would give other
-    // inputs than the ones that found something.
-    return Status::Error("target " + options_.target +
-                         " was linked with another pollen runtime (its mutators differ from "
-                         "this pollen's): rebuild it");
-  }
+  Status built = CheckHelloBuild(*hello, options_.target);
+  if (!built.ok()) return built;
   hello_.num_counters = hello->num_counters;
   hello_.num_pcs = hello->num_pcs;
   hello_.num_modules = hello->num_modules;

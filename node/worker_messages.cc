@@ -4,12 +4,27 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include "engine/mutator.h"
 #include "schema/capnp_fields.h"
 #include "schema/worker.capnp.h"
 
 namespace pollen::node {
 
 const uint32_t kWorkerProtocolVersion = schema::WORKER_PROTOCOL_VERSION;
+
+Status CheckHelloBuild(const WorkerHello& hello, const std::string& target) {
+  if (hello.protocol_version != kWorkerProtocolVersion) {
+    return Status::Error("target " + target + " was linked with another pollen runtime (protocol " +
+                         std::to_string(hello.protocol_version) + ", expected " +
+                         std::to_string(kWorkerProtocolVersion) + "): rebuild it");
+  }
+  if (hello.mutator_table != engine::Mutator::TableFingerprint()) {
+    return Status::Error("target " + target +
+                         " was linked with another pollen runtime (its mutators differ from "
+                         "this pollen's): rebuild it");
+  }
+  return Status::Ok();
+}
 
 namespace {
 

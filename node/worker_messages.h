@@ -61,6 +61,12 @@ using FromWorker = std::variant<WorkerHello, FuzzDone, Executed, Minimized>;
 // The protocol version this side speaks (schema/worker.capnp's workerProtocolVersion).
 extern const uint32_t kWorkerProtocolVersion;
 
+// Whether a worker's hello comes from a target this pollen can drive: the same protocol
+// version and the same mutator table (engine::Mutator::TableFingerprint: crashing inputs are
+// rebuilt here by replaying the worker's chains). The error names `target` and says
+// "rebuild it".
+Status CheckHelloBuild(const WorkerHello& hello, const std::string& target);
+
 // One frame from a worker, decoded; an error names what was wrong (not a message of this
 // protocol, or a kind this side does not know).
 Result<FromWorker> DecodeFromWorker(const engine::FrameWords& words);
