@@ -5,7 +5,8 @@
 # on one target) one after the other (a fuzzer beside a fuzzer, never a build:
 # docs/decisions.md, tenth and fourteenth sessions). What a session's end cut short is
 # started again; a run that ended but was not measured is measured. Nothing else should run
-# meanwhile. With hour-long runs, a trial of three needs two rounds (130 minutes) and the
+# meanwhile. A Pollen target older than the build directory's runtime is rebuilt first.
+# With hour-long runs, a trial of three needs two rounds (130 minutes) and the
 # next trial does not open in the same call: --budget=150 runs three, --budget=195 six.
 #
 # Results: OUT/TARGET-FUZZER/, one bench/real/run.sh results directory per target and fuzzer,
@@ -134,6 +135,24 @@ for u in "${unmeasured[@]}"; do
     echo "FAILED: measuring $f on $t, trial $k"
   fi
 done
+
+# A Pollen target missing or older than the build directory's runtime is built before any
+# run starts: the runs go through run.sh --no-setup, which would not, and pollen refuses a
+# target linked with another protocol or mutator table ("rebuild it").
+if [ ${#queue[@]} -gt 0 ]; then
+  build=${POLLEN_BUILD_DIR:-$(cd "$here/../.." && pwd)/build}
+  bench_out=${BENCH_REAL_DIR:-$build/bench-real}
+  for t in "${target_list[@]}"; do
+    for f in "${fuzzer_list[@]}"; do
+      [[ $f == pollen* ]] || continue
+      bin=$bench_out/targets/$t/$f
+      if [ ! -x "$bin" ] || [ "$bin" -ot "$build/engine/runtime/libpollen_runtime.a" ]; then
+        echo "building $f of $t (missing, or older than the Pollen runtime)"
+        [ $dry = 1 ] || bash "$here/build_target.sh" "$t" "$f" || die "building $f of $t failed"
+      fi
+    done
+  done
+fi
 
 start_s=$(date +%s)
 run_s=$((run_seconds + 300))  # the run, then its measurement, with room to spare
