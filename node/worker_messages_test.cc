@@ -13,7 +13,6 @@ WorkerHello Current() {
   WorkerHello hello;
   hello.protocol_version = kWorkerProtocolVersion;
   hello.mutator_table = engine::Mutator::TableFingerprint();
-  hello.num_counters = 10;
   return hello;
 }
 
