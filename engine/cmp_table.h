@@ -13,6 +13,12 @@
 // the byte it looks for, a variable (no constant hook); its site keeps the last pair, and
 // input-to-state uses it either way, half the time inserting one of its bytes at a random
 // place (a search that failed met the byte it sought nowhere).
+//
+// Wider comparisons go both to the value-hashed window (a loop that compares one value with
+// a table's entries at one site leaves several pairs there) and to a section by site, where
+// a site's slot keeps its last pair that differed. Without the second, a check made early in
+// a run (libpng's ICC profile header, read before thousands of comparisons on the image rows)
+// was gone from the 64-slot window by the time the run ended and the mutations read it.
 #ifndef POLLEN_ENGINE_CMP_TABLE_H_
 #define POLLEN_ENGINE_CMP_TABLE_H_
 
@@ -25,8 +31,9 @@ namespace pollen::engine {
 struct CmpTable {
   static constexpr size_t kIntSlots = 64;
   static constexpr size_t kWordSlots = 32;
-  static constexpr size_t kMaxWord = 32;     // longer memcmp/strcmp operands are truncated
-  static constexpr size_t kByteSlots = 256;  // one-byte comparisons, by site
+  static constexpr size_t kMaxWord = 32;        // longer memcmp/strcmp operands are truncated
+  static constexpr size_t kByteSlots = 256;     // one-byte comparisons, by site
+  static constexpr size_t kSiteIntSlots = 512;  // wider comparisons, by site
 
   struct IntPair {
     uint64_t a;
@@ -51,12 +58,20 @@ struct CmpTable {
   IntPair ints[kIntSlots];
   WordPair words[kWordSlots];
   BytePair bytes[kByteSlots];
+  IntPair site_ints[kSiteIntSlots];
+  // The site_ints slots in use, in the order they were first filled (used_site_ints of
+  // them): a reader picks one uniformly, where a scan from a random slot of the sparse
+  // section would favour the slots after long gaps.
+  uint16_t site_int_order[kSiteIntSlots];
   // Slots in use: lets a reader skip an empty table without looking through every slot.
   uint32_t used_ints;
   uint32_t used_words;
   uint32_t used_bytes;
+  uint32_t used_site_ints;
 
-  bool empty() const { return used_ints == 0 && used_words == 0 && used_bytes == 0; }
+  bool empty() const {
+    return used_ints == 0 && used_words == 0 && used_bytes == 0 && used_site_ints == 0;
+  }
 
   // Hot path (called from every instrumented comparison): no branches beyond the equality
   // test, one slot write.
@@ -64,6 +79,19 @@ struct CmpTable {
     if (a == b) return;  // nothing to learn from operands that already match
     IntPair& p = ints[(a ^ b ^ (a >> 17) ^ (b >> 29)) % kIntSlots];
     if (p.size == 0) used_ints++;
+    p.a = a;
+    p.b = b;
+    p.size = size;
+  }
+
+  // A comparison of 2 bytes or more at `site` (as for AddConstByte): the window and the
+  // site's own slot. Hot path too.
+  void AddSiteInt(uintptr_t site, uint64_t a, uint64_t b, uint8_t size) {
+    if (a == b) return;
+    AddInt(a, b, size);
+    const size_t slot = (site * 0x9E3779B97F4A7C15ULL) >> (64 - kSiteIntBits);
+    IntPair& p = site_ints[slot];
+    if (p.size == 0) site_int_order[used_site_ints++] = static_cast<uint16_t>(slot);
     p.a = a;
     p.b = b;
     p.size = size;
@@ -105,7 +133,17 @@ struct CmpTable {
 
   void Clear() { std::memset(this, 0, sizeof(*this)); }
 
+  // Empties the section by site only: before an entry's run, so that what it holds after
+  // are that run's comparisons, not those of earlier entries at sites this one never reaches.
+  void ClearSites() {
+    std::memset(site_ints, 0, sizeof(site_ints));
+    used_site_ints = 0;
+  }
+
  private:
+  static constexpr unsigned kSiteIntBits = 9;
+  static_assert(kSiteIntSlots == size_t{1} << kSiteIntBits);
+
   // The site's slot keeps its last pair that differed.
   void SetByte(uintptr_t site, uint8_t input, uint8_t constant, uint8_t either) {
     if (input == constant) return;

@@ -170,13 +170,14 @@ size_t Encode(const Run& run, const uint8_t* in, size_t n, uint8_t* out) {
 // The cross-over partner's DER: its own bytes when they are DER, else the decoded bytes of
 // a base64 run of it, in `spare` (max_size bytes). Null when it has neither.
 const uint8_t* PartnerDer(Ctx& c, uint8_t* spare, DerElements* der) {
-  if (c.src.crossover == nullptr) return nullptr;
-  der->Parse(c.src.crossover, c.src.crossover_size);
-  if (der->count() >= 3) return c.src.crossover;
+  const Partner partner = PickPartner(c);
+  if (partner.size == 0) return nullptr;
+  der->Parse(partner.data, partner.size);
+  if (der->count() >= 3) return partner.data;
   Run run;
-  if (!FindRun(c.src.crossover, c.src.crossover_size, c.rng, &run)) return nullptr;
+  if (!FindRun(partner.data, partner.size, c.rng, &run)) return nullptr;
   if (run.chars / 4 * 3 + 3 > c.max_size) return nullptr;
-  size_t n = Decode(c.src.crossover, run, spare);
+  size_t n = Decode(partner.data, run, spare);
   der->Parse(spare, n);
   return der->count() > 0 ? spare : nullptr;
 }
@@ -226,10 +227,7 @@ size_t MutateBinary(Ctx& c, const DerElements& der, const uint8_t* before, uint8
   if (der.count() > 0 && c.rng.OneIn(elements_one_in)) {
     return MutateElements(c, der, before, work, n, limit, spare);
   }
-  MutationSources sources = c.src;  // offsets of the input mean nothing in these bytes
-  sources.lengths = nullptr;
-  sources.crossover = nullptr;
-  sources.crossover_size = 0;
+  const MutationSources sources = NestedSources(c.src);
   Ctx inner{work, n, limit, c.rng, sources, spare, nullptr, c.word, c.word_size};
   size_t m = MutateNested(inner);
   if (m == kNoChange) return kNoChange;

@@ -303,26 +303,7 @@ TEST(MutateBase64Test, AnyMixOfItsCharactersKeepsWithinTheLimit) {
 // the mutator's buffers.
 TEST(MutateBase64Test, ResultsDoNotDependOnEarlierMutations) {
   const std::string pem = Pem(Der(), "\n");
-  Mutator used(4096);
-  Rng warm = Rng::FromSeed(11);
-  Bytes buf(4096);
-  for (int i = 0; i < 2000; i++) {
-    std::copy(pem.begin(), pem.end(), buf.begin());
-    used.Mutate(buf.data(), pem.size(), warm, MutationSources{});
-  }
-  Mutator fresh(4096);
-  Bytes a(4096), b(4096);
-  for (uint64_t seed = 0; seed < 300; seed++) {
-    std::copy(pem.begin(), pem.end(), a.begin());
-    std::copy(pem.begin(), pem.end(), b.begin());
-    Rng ra = Rng::FromSeed(seed), rb = Rng::FromSeed(seed);
-    size_t na = pem.size(), nb = pem.size();
-    for (int k = 0; k < 5; k++) {
-      na = used.Mutate(a.data(), na, ra, MutationSources{});
-      nb = fresh.Mutate(b.data(), nb, rb, MutationSources{});
-    }
-    ASSERT_EQ(Bytes(a.begin(), a.begin() + na), Bytes(b.begin(), b.begin() + nb));
-  }
+  ExpectResultsIndependentOfEarlierMutations(Bytes(pem.begin(), pem.end()), 4096, 11);
 }
 
 }  // namespace

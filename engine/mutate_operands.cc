@@ -69,6 +69,32 @@ size_t ByteToState(Ctx& c, const CmpTable& table) {
   return c.size;
 }
 
+// A used slot of one section of the table (`n` slots, `used_count` of them in use), looking
+// from a random one; nullptr when the section is empty.
+template <typename Pair>
+const Pair* PickUsed(Ctx& c, const Pair* slots, size_t n, uint32_t used_count) {
+  if (used_count == 0) return nullptr;
+  size_t slot = c.rng.BelowSize(n);
+  for (size_t tried = 0; tried < n; tried++, slot = (slot + 1) % n) {
+    if (slots[slot].size != 0) return &slots[slot];
+  }
+  return nullptr;
+}
+
+// An int pair: from the value-hashed window or the section by site, each half the time when
+// both hold pairs. nullptr when neither does.
+const CmpTable::IntPair* PickIntPair(Ctx& c) {
+  const CmpTable* table = c.src.cmp;
+  if (table == nullptr) return nullptr;
+  const uint32_t by_site = std::min<uint32_t>(table->used_site_ints, CmpTable::kSiteIntSlots);
+  if (by_site > 0 && (table->used_ints == 0 || c.rng.Bool())) {
+    const size_t slot = table->site_int_order[c.rng.BelowSize(by_site)] % CmpTable::kSiteIntSlots;
+    if (table->site_ints[slot].size != 0) return &table->site_ints[slot];
+    return PickUsed(c, table->site_ints, CmpTable::kSiteIntSlots, by_site);
+  }
+  return PickUsed(c, table->ints, CmpTable::kIntSlots, table->used_ints);
+}
+
 }  // namespace
 
 // Input-to-state (RedQueen / libFuzzer's TORC): a program compared a value taken from the
@@ -76,27 +102,29 @@ size_t ByteToState(Ctx& c, const CmpTable& table) {
 size_t InputToState(Ctx& c) {
   const CmpTable* table = c.src.cmp;
   if (table == nullptr || table->empty()) return kNoChange;
-  // The one-byte section counts as a quarter of its slots: as many as the int window.
+  // The sections' shares: ints as the window's slots (the section by site shares them), words
+  // as their slots, the one-byte section a quarter of its slots.
   constexpr size_t kByteShare = CmpTable::kByteSlots / 4;
-  constexpr size_t kSlots = CmpTable::kIntSlots + CmpTable::kWordSlots + kByteShare;
   constexpr size_t kFirstByte = CmpTable::kIntSlots + CmpTable::kWordSlots;
+  constexpr size_t kSlots = kFirstByte + kByteShare;
   size_t slot = c.rng.BelowSize(kSlots);
   if (slot >= kFirstByte && table->used_bytes > 0) return ByteToState(c, *table);
-  if (slot >= kFirstByte) slot = c.rng.BelowSize(kFirstByte);  // no byte pairs: as before
-  size_t tried = 0;
-  for (; tried < kFirstByte; tried++, slot = (slot + 1) % kFirstByte) {
-    bool used = slot < CmpTable::kIntSlots ? table->ints[slot].size != 0
-                                           : table->words[slot - CmpTable::kIntSlots].size != 0;
-    if (used) break;
+  if (slot >= kFirstByte) slot = c.rng.BelowSize(kFirstByte);  // no byte pairs
+  const CmpTable::IntPair* int_pair = nullptr;
+  const CmpTable::WordPair* word_pair = nullptr;
+  if (slot < CmpTable::kIntSlots) int_pair = PickIntPair(c);
+  if (int_pair == nullptr) {
+    word_pair = PickUsed(c, table->words, CmpTable::kWordSlots, table->used_words);
   }
-  if (tried == kFirstByte) {
+  if (int_pair == nullptr && word_pair == nullptr) int_pair = PickIntPair(c);
+  if (int_pair == nullptr && word_pair == nullptr) {
     return table->used_bytes > 0 ? ByteToState(c, *table) : kNoChange;
   }
 
   Replacement options[6];  // {a->b, b->a} x {little endian, big endian, decimal text}
   size_t count = 0;
-  if (slot < CmpTable::kIntSlots) {
-    const CmpTable::IntPair& p = table->ints[slot];
+  if (int_pair != nullptr) {
+    const CmpTable::IntPair& p = *int_pair;
     size_t width = FieldWidth(p.size);
     uint64_t mask = WidthMask(width);
     uint64_t a = p.a & mask;
@@ -123,7 +151,7 @@ size_t InputToState(Ctx& c) {
       t.text = true;
     }
   } else {
-    const CmpTable::WordPair& p = table->words[slot - CmpTable::kIntSlots];
+    const CmpTable::WordPair& p = *word_pair;
     size_t na = std::min<size_t>(p.size, CmpTable::kMaxWord);
     size_t nb = std::min<size_t>(p.size_b, CmpTable::kMaxWord);
     // When b is known to be the program's literal, only the input's a is worth replacing.
@@ -148,7 +176,7 @@ size_t InputToState(Ctx& c) {
       std::memmove(c.data + pos + r.rn, c.data + pos + r.n, c.size - pos - r.n);
     }
     std::memcpy(c.data + pos, r.replacement, r.rn);
-    if (slot >= CmpTable::kIntSlots) NoteWord(c, r.replacement, r.rn);
+    if (word_pair != nullptr) NoteWord(c, r.replacement, r.rn);
     return c.size - r.n + r.rn;
   }
   // The operand is not in the input (it may come from a transformation of it): insert the
@@ -158,25 +186,9 @@ size_t InputToState(Ctx& c) {
   const Replacement& r = options[first];
   size_t n = r.text && c.rng.Bool() ? AppendToLine(c, r.replacement, r.rn)
                                     : PlaceBytes(c, r.replacement, r.rn, /*insert=*/true);
-  if (n != kNoChange && slot >= CmpTable::kIntSlots) NoteWord(c, r.replacement, r.rn);
+  if (n != kNoChange && word_pair != nullptr) NoteWord(c, r.replacement, r.rn);
   return n;
 }
-
-namespace {
-
-// Picks a used int slot of the table, starting at a random one; nullptr when there is none.
-const CmpTable::IntPair* PickIntPair(Ctx& c) {
-  const CmpTable* table = c.src.cmp;
-  if (table == nullptr || table->used_ints == 0) return nullptr;
-  size_t slot = c.rng.BelowSize(CmpTable::kIntSlots);
-  for (size_t tried = 0; tried < CmpTable::kIntSlots;
-       tried++, slot = (slot + 1) % CmpTable::kIntSlots) {
-    if (table->ints[slot].size != 0) return &table->ints[slot];
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 // Input-to-state through a transformation (REDQUEEN's encodings, Angora's arithmetic): the
 // compared value a was computed from a field of the input (a + k, a - k, a ^ k) and should

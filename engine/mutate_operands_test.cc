@@ -37,6 +37,34 @@ TEST(MutatorTest, InputToStateWritesAOneByteConstantWhereTheComparedByteIs) {
   EXPECT_EQ(got, InputWith({'(', '?', 'P'}));
 }
 
+// libpng's `png_get_uint_32(profile + 36) != 0x61637370` ('acsp'), checked before the
+// thousands of comparisons the image rows make: in the value-hashed window those evict it,
+// in the section by site it stays, and input-to-state writes the signature where the field
+// sits (big endian).
+TEST(MutatorTest, InputToStateKeepsAnEarlyComparisonThatLaterOnesWouldEvict) {
+  const Bytes field = {0x08, 0x1a, 0x0a, 0x00};
+  const Bytes acsp = {'a', 'c', 's', 'p'};
+  CmpTable by_site;
+  by_site.Clear();
+  by_site.AddSiteInt(0x4000a1, 0x61637370, 0x081a0a00, 4);
+  for (uint64_t i = 0; i < 10000; i++) by_site.AddSiteInt(0x4000f3, i, i * 7 + 1, 4);
+  EXPECT_EQ(by_site.used_site_ints, 2u);
+  MutationSources sources;
+  sources.cmp = &by_site;
+  EXPECT_EQ(FirstResultContaining(InputWith(field), acsp, sources, 5, 4000), InputWith(acsp));
+
+  by_site.ClearSites();  // before the next entry's run: its sites only
+  EXPECT_EQ(by_site.used_site_ints, 0u);
+  EXPECT_GT(by_site.used_ints, 0u);  // the window keeps what it had
+
+  CmpTable window;  // the same comparisons, without their sites
+  window.Clear();
+  window.AddInt(0x61637370, 0x081a0a00, 4);
+  for (uint64_t i = 0; i < 10000; i++) window.AddInt(i, i * 7 + 1, 4);
+  sources.cmp = &window;
+  EXPECT_TRUE(FirstResultContaining(InputWith(field), acsp, sources, 5, 4000).empty());
+}
+
 TEST(MutatorTest, OneByteConstantsKeepOneSlotPerSite) {
   CmpTable cmp;
   cmp.Clear();

@@ -1,6 +1,7 @@
 // What the mutators of engine/mutator.cc share, and the mutators themselves, by file:
 // mutate_bytes.cc (byte-level and dictionaries), mutate_operands.cc (input-to-state),
-// mutate_structure.cc (lines, records, groups), mutate_encoded.cc (inside base64 text).
+// mutate_structure.cc (lines, records, groups), mutate_encoded.cc (inside base64 text),
+// mutate_compressed.cc (inside zlib streams).
 // Internal to the engine: engine/mutator.h is the interface.
 #ifndef POLLEN_ENGINE_MUTATION_OPS_H_
 #define POLLEN_ENGINE_MUTATION_OPS_H_
@@ -41,6 +42,14 @@ inline void NoteWord(Ctx& c, const uint8_t* p, size_t n) {
 }
 
 constexpr size_t kNoChange = 0;
+
+// One crossover partner of the request's (MutationSources), chosen at random when there are
+// several (one draw then); {nullptr, 0} when there is none. In mutate_bytes.cc.
+struct Partner {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+Partner PickPartner(Ctx& c);
 
 // A length in [1, n] for n >= 1, mostly short so inputs stay small: 90% at most 8,
 // 9% at most 32, 1% up to n (Go's chooseLen).
@@ -86,9 +95,23 @@ size_t InsertRecord(Ctx& c);
 size_t NestGroup(Ctx& c);
 size_t MutateBase64(Ctx& c);
 size_t MutateDer(Ctx& c);
+size_t MutateZlib(Ctx& c);
+
+// The sources of a nested mutation on decoded or inflated bytes: the input's offsets (its
+// length fields) and its crossover partners mean nothing there.
+inline MutationSources NestedSources(const MutationSources& s) {
+  MutationSources nested = s;
+  nested.lengths = nullptr;
+  nested.crossover = nullptr;
+  nested.crossover_size = 0;
+  nested.crossover_ends = nullptr;
+  nested.crossover_parts = 0;
+  return nested;
+}
 
 // One mutation of the table other than those that run a nested one (mutator.cc), for
-// MutateBase64 and MutateDer on the bytes they decoded or parsed: c.aux is not used.
+// MutateBase64, MutateDer and MutateZlib on the bytes they decoded or parsed: c.aux is not
+// used.
 size_t MutateNested(Ctx& c);
 
 }  // namespace pollen::engine::mutation

@@ -41,6 +41,7 @@ constexpr MutatorEntry kMutators[] = {
     {"NestGroup", mutation::NestGroup},
     {"Base64", mutation::MutateBase64},
     {"Der", mutation::MutateDer},
+    {"Zlib", mutation::MutateZlib},
 };
 constexpr size_t kNumMutators = std::size(kMutators);
 constexpr size_t kEraseIndex = 0;
@@ -55,8 +56,9 @@ namespace mutation {
 size_t MutateNested(Ctx& c) {
   for (int attempt = 0; attempt < kMaxAttempts; attempt++) {
     size_t index = c.rng.Below(kNumMutators);
-    if (kMutators[index].fn == MutateBase64 || kMutators[index].fn == MutateDer) continue;
-    size_t new_size = kMutators[index].fn(c);
+    const auto fn = kMutators[index].fn;
+    if (fn == MutateBase64 || fn == MutateDer || fn == MutateZlib) continue;
+    size_t new_size = fn(c);
     if (new_size != kNoChange) return new_size;
   }
   return kNoChange;

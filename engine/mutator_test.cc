@@ -78,17 +78,23 @@ TEST(MutatorTest, EveryMutatorApplies) {
   Rng rng = Rng::FromSeed(1);
   Bytes buf(128);
   std::set<size_t> used;
-  // ... and a base64 run, for MutateBase64; every fourth input is DER, for MutateDer.
+  // ... and a base64 run, for MutateBase64; every fourth input is DER, for MutateDer, and
+  // every fourth a zlib stream of "hello" (one stored block), for MutateZlib.
   const char text[] =
       "x(12)\nHELLO \x44\x33\x22\x11 abcd QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVoxMjM0NTY3ODk=";
   const uint8_t der[] = {0x30, 0x10, 0x02, 0x01, 0x05, 0x30, 0x03, 0x02, 0x01,
                          0x07, 0x02, 0x01, 0x09, 0x30, 0x03, 0x02, 0x01, 0x0b};
+  const uint8_t zlib[] = {0x78, 0x01, 0x01, 0x05, 0x00, 0xfa, 0xff, 'h',
+                          'e',  'l',  'l',  'o',  0x06, 0x2c, 0x02, 0x15};
   for (int i = 0; i < 20000; i++) {
     const uint8_t* in = reinterpret_cast<const uint8_t*>(text);
     size_t size = sizeof(text) - 1;
     if (i % 4 == 0) {
       in = der;
       size = sizeof(der);
+    } else if (i % 4 == 1) {
+      in = zlib;
+      size = sizeof(zlib);
     }
     std::memcpy(buf.data(), in, size);
     m.Mutate(buf.data(), size, rng, all.sources);
@@ -146,6 +152,62 @@ TEST(MutatorTest, CrossOverBringsBytesFromPartner) {
   EXPECT_TRUE(
       FirstResultContaining(Bytes(32, 'a'), {'R', 'T', 'N', 'E'}, MutationSources(), 8, 2000)
           .empty());
+}
+
+// A request's partners back to back: crossovers take bytes from each of them, and never a
+// run across two (a partner's bytes next to another's would be a splice of the area itself).
+TEST(MutatorTest, CrossOverChoosesAmongThePartners) {
+  const Bytes area = {'A', 'A', 'A', 'A', 'A', 'B', 'B', 'B', 'B', 'B', 'C', 'C', 'C'};
+  const uint32_t ends[] = {5, 10, 13};
+  MutationSources sources;
+  sources.crossover = area.data();
+  sources.crossover_size = area.size();
+  sources.crossover_ends = ends;
+  sources.crossover_parts = 3;
+  Mutator m(64);
+  Rng rng = Rng::FromSeed(12);
+  Bytes buf(64);
+  std::set<uint8_t> seen;
+  for (int i = 0; i < 20000; i++) {
+    std::fill(buf.begin(), buf.begin() + 16, '.');
+    size_t size = m.Mutate(buf.data(), 16, rng, sources);
+    if (std::string(Mutator::MutatorName(m.last_mutator())) != "CrossOver") continue;
+    for (size_t j = 0; j < size; j++) {
+      if (buf[j] == '.') continue;
+      seen.insert(buf[j]);
+      if (j + 1 < size && buf[j + 1] != '.') ASSERT_EQ(buf[j + 1], buf[j]) << i;
+    }
+  }
+  EXPECT_EQ(seen, (std::set<uint8_t>{'A', 'B', 'C'}));
+  EXPECT_EQ(FirstPartnerSize(sources), 5u);
+  sources.crossover_parts = 1;  // one part: the area whole
+  EXPECT_EQ(FirstPartnerSize(sources), area.size());
+}
+
+// The partners' ends come from shared memory: ends past the area or out of order give an
+// empty partner or one cut to the area, never bytes beyond it (the 'Z's after it).
+TEST(MutatorTest, CrossOverStaysInsideTheAreaWhateverItsEnds) {
+  Bytes memory = {'A', 'A', 'A', 'B', 'B', 'B', 'B', 'B', 'C', 'C', 'C', 'C', 'C'};
+  const size_t area_size = memory.size();
+  memory.insert(memory.end(), 32, 'Z');
+  const uint32_t ends[] = {20, 3, 100, 0};
+  MutationSources sources;
+  sources.crossover = memory.data();
+  sources.crossover_size = area_size;
+  sources.crossover_ends = ends;
+  sources.crossover_parts = 4;
+  Mutator m(64);
+  Rng rng = Rng::FromSeed(13);
+  Bytes buf(64);
+  int crossovers = 0;
+  for (int i = 0; i < 20000; i++) {
+    std::fill(buf.begin(), buf.begin() + 16, '.');
+    size_t size = m.Mutate(buf.data(), 16, rng, sources);
+    if (std::string(Mutator::MutatorName(m.last_mutator())) != "CrossOver") continue;
+    crossovers++;
+    ASSERT_EQ(std::count(buf.begin(), buf.begin() + size, 'Z'), 0) << i;
+  }
+  EXPECT_GT(crossovers, 100);
 }
 
 TEST(MutatorTest, ChangesAsciiIntegers) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/mutator.h"
+#include "gtest/gtest.h"
 
 namespace pollen::engine {
 
@@ -69,6 +70,33 @@ inline Bytes FirstResultContaining(const Bytes& input, const Bytes& wanted,
     if (Contains(buf.data(), size, wanted)) return Bytes(buf.begin(), buf.begin() + size);
   }
   return {};
+}
+
+// Chains of five mutations of `input` give the same results from a Mutator that has run
+// 2,000 mutations before as from a fresh one: results depend on the input and the rng only
+// (the coordinator replays chains with its own Mutator).
+inline void ExpectResultsIndependentOfEarlierMutations(const Bytes& input, size_t max_size,
+                                                       uint64_t warm_seed) {
+  Mutator used(max_size);
+  Rng warm = Rng::FromSeed(warm_seed);
+  Bytes buf(max_size);
+  for (int i = 0; i < 2000; i++) {
+    std::copy(input.begin(), input.end(), buf.begin());
+    used.Mutate(buf.data(), input.size(), warm, MutationSources{});
+  }
+  Mutator fresh(max_size);
+  Bytes a(max_size), b(max_size);
+  for (uint64_t seed = 0; seed < 300; seed++) {
+    std::copy(input.begin(), input.end(), a.begin());
+    std::copy(input.begin(), input.end(), b.begin());
+    Rng ra = Rng::FromSeed(seed), rb = Rng::FromSeed(seed);
+    size_t na = input.size(), nb = input.size();
+    for (int k = 0; k < 5; k++) {
+      na = used.Mutate(a.data(), na, ra, MutationSources{});
+      nb = fresh.Mutate(b.data(), nb, rb, MutationSources{});
+    }
+    ASSERT_EQ(Bytes(a.begin(), a.begin() + na), Bytes(b.begin(), b.begin() + nb));
+  }
 }
 
 inline Bytes InputWith(const Bytes& middle) {

@@ -35,9 +35,10 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  // 8: mutant_hooks_off; 7: BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4:
-  // mutation_len; 3: length fields, learned words; 2: CmpTable counts its used slots
-  static constexpr uint32_t kVersion = 8;
+  // 9: CmpTable's section of wider comparisons by site, crossover partners; 8: mutant_hooks_off; 7:
+  // BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4: mutation_len; 3:
+  // length fields, learned words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 9;
 
   uint64_t magic;
   uint32_t version;
@@ -76,6 +77,13 @@ struct WorkerShmHeader {
   // The worker adds to it after a request that found something; the coordinator reads and
   // refills it between requests.
   LearnedWords learned;
+
+  // The crossover area holds crossover_parts partners back to back (crossover_size bytes in
+  // all): partner i ends at crossover_ends[i], the first starts at 0. 0 parts with
+  // crossover_size > 0 is one partner. Written by the coordinator before a request.
+  static constexpr uint32_t kMaxPartners = 8;
+  uint32_t crossover_parts;
+  uint32_t crossover_ends[kMaxPartners];
 };
 
 // Offsets of the variable-size areas that follow the header, each 64-byte aligned.

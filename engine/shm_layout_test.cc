@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 8, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 9, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -45,17 +45,23 @@ static_assert(offsetof(WorkerShmHeader, value_profile) == 96);
 static_assert(offsetof(WorkerShmHeader, mutant_hooks_off) == 100);
 static_assert(offsetof(WorkerShmHeader, cmp_snapshot) == 104);
 // CmpTable is copied verbatim into the header: its size is part of the layout too.
-// (64 ints, 32 words, 256 one-byte pairs of 4 bytes and three counts, padded to 8 bytes)
-static_assert(sizeof(CmpTable) == (64 * 24 + 32 * 67 + 256 * 4 + 3 * 4 + 7) / 8 * 8);
+// (64 ints, 32 words, 256 one-byte pairs of 4 bytes, 512 ints by site and their order of
+// 2 bytes each, four counts, padded to 8 bytes)
+static_assert(offsetof(CmpTable, site_ints) == 64 * 24 + 32 * 67 + 256 * 4);
+static_assert(sizeof(CmpTable) ==
+              (64 * 24 + 32 * 67 + 256 * 4 + 512 * 24 + 512 * 2 + 4 * 4 + 7) / 8 * 8);
 static_assert(offsetof(WorkerShmHeader, length_fields) == 104 + sizeof(CmpTable));
 // So are the length fields (16 fields of 12 bytes and a count) and the learned words
 // (64 words of 40 bytes, a count and a reserved word).
 static_assert(sizeof(LengthFields) == 16 * 12 + 4);
 static_assert(sizeof(LearnedWords) == 64 * 40 + 8);
 static_assert(offsetof(WorkerShmHeader, learned) == 104 + sizeof(CmpTable) + sizeof(LengthFields));
+// Then the crossover partners' count and ends (8 of them).
+constexpr size_t kPartnersAt = 104 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords);
+static_assert(offsetof(WorkerShmHeader, crossover_parts) == kPartnersAt);
+static_assert(offsetof(WorkerShmHeader, crossover_ends) == kPartnersAt + 4);
 // (padded to the alignment of its 8-byte fields)
-static_assert(sizeof(WorkerShmHeader) ==
-              (104 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords) + 7) / 8 * 8);
+static_assert(sizeof(WorkerShmHeader) == (kPartnersAt + 4 + 8 * 4 + 7) / 8 * 8);
 
 // The global coverage map's header, read by every worker.
 static_assert(offsetof(GlobalCoverageHeader, magic) == 0);

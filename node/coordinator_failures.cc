@@ -35,6 +35,9 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
     sources.learned = &h->learned;
     sources.crossover = shm.crossover();
     sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
+    sources.crossover_ends = h->crossover_ends;
+    sources.crossover_parts =
+        std::min<uint32_t>(h->crossover_parts, engine::WorkerShmHeader::kMaxPartners);
     size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);  // as the worker does
     replay_mutator_.set_limit(
         engine::MutationLimit(h->mutation_len, entry_size, launcher_->options().max_len));

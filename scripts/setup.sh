@@ -17,7 +17,8 @@ esac
 
 # Build: cmake ninja-build pkg-config g++ clang-14 lld-14 and the -dev libraries; llvm-14-dev
 # (the LLVM 14 headers) for Pollen's compiler pass, compiler/; llvm-14 (llvm-symbolizer for
-# the demo's stack traces; llvm-profdata and llvm-cov for `pollen coverage` and the tests).
+# the demo's stack traces; llvm-profdata and llvm-cov for `pollen coverage` and the tests);
+# zlib1g-dev (the engine's tests check its own inflater against zlib).
 # Tests and benchmark smoke runs: python3
 # (bench/real/report.py), perl (Time::HiRes in bench/real/run_one.sh; perl-base lacks it),
 # git (bench scripts record the commit), util-linux (taskset), binutils (objcopy, readelf),
@@ -33,7 +34,7 @@ esac
 build_packages=(
   cmake ninja-build pkg-config g++ clang-14 lld-14 libclang-rt-14-dev llvm-14 llvm-14-dev
   libzmq3-dev cppzmq-dev capnproto libcapnp-dev librocksdb-dev libspdlog-dev
-  libgtest-dev libgmock-dev libzstd-dev liblz4-dev libcpp-httplib-dev prometheus-cpp-dev
+  libgtest-dev libgmock-dev libzstd-dev liblz4-dev zlib1g-dev libcpp-httplib-dev prometheus-cpp-dev
   libyaml-cpp-dev nlohmann-json3-dev libjs-chart.js
 )
 # The tests and the benchmarks.

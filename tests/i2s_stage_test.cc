@@ -1,5 +1,5 @@
 // The input-to-state stage (engine/i2s_stage.h), end to end: a magic whose compared pair the
-// mutations' rolling window has lost by the end of each run, in a field whose value is all
+// mutations' cmp table has lost by the end of each run, in a field whose value is all
 // over the seed, is found by the stage (its colorization places it), and not without it in
 // the same number of executions.
 #include <gmock/gmock.h>

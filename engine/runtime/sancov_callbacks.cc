@@ -93,22 +93,22 @@ __attribute__((noinline, cold)) void TraceCmpExtras(uintptr_t pc, uint64_t a, ui
 }
 
 // What every integer comparison hook does: the operands go to the cmp table (one-byte ones
-// to its per-site section), and the rest (TraceCmpExtras) only when one of its consumers is
-// on.
+// to its one-byte section, wider ones to its window and its section by site), and the rest
+// (TraceCmpExtras) only when one of its consumers is on.
 template <uint8_t kSize, bool kConst>
 __attribute__((always_inline)) inline void TraceCmp(uintptr_t pc, uint64_t a, uint64_t b) {
   SancovState& s = GetSancovState();
   // A const hook's first operand is the constant (SanitizerCoverage's contract). The site is
   // the pc's offset in the image: the same in every run under ASLR, so a seed repeats a run.
+  const uintptr_t site = pc - reinterpret_cast<uintptr_t>(&__executable_start);
   if constexpr (kSize == 1) {
-    const uintptr_t site = pc - reinterpret_cast<uintptr_t>(&__executable_start);
     if constexpr (kConst) {
       s.cmp.AddConstByte(site, static_cast<uint8_t>(b), static_cast<uint8_t>(a));
     } else {
       s.cmp.AddSiteByte(site, static_cast<uint8_t>(a), static_cast<uint8_t>(b));
     }
   } else {
-    s.cmp.AddInt(a, b, kSize);
+    s.cmp.AddSiteInt(site, a, b, kSize);
   }
   bool extras = (s.cmp_log != nullptr) | (s.cmp_seq != nullptr) | (s.hook_sites != nullptr);
   if constexpr (!kConst && kSize >= 2) extras |= s.sites.mode != 0;
@@ -192,7 +192,9 @@ POLLEN_NO_COVERAGE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t* cas
   if (pollen::engine::CmpLog* log = GetSancovState().cmp_log) {
     for (uint64_t i = 0; i < n; i++) log->AddInt(val, cases[2 + i], size);
   }
-  GetSancovState().cmp.AddInt(val, best, size);
+  // The case above to the site's slot: the one a solver most likely needs.
+  const uintptr_t site = CallerPc() - reinterpret_cast<uintptr_t>(&__executable_start);
+  GetSancovState().cmp.AddSiteInt(site, val, best, size);
   if (n > 1 && cases[2] != best) GetSancovState().cmp.AddInt(val, cases[2], size);
 }
 

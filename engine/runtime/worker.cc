@@ -189,6 +189,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
   sources.learned = &h->learned;
   sources.crossover = shm_.crossover();
   sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
+  sources.crossover_ends = h->crossover_ends;
+  sources.crossover_parts =
+      std::min<uint32_t>(h->crossover_parts, engine::WorkerShmHeader::kMaxPartners);
 
   engine::Rng rng(request.getRngState(), request.getRngInc());
   const uint64_t max_runs = request.getMaxRuns() == 0 ? UINT64_MAX : request.getMaxRuns();
@@ -223,6 +226,9 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
     s.cmp_log = cmp_log_.get();
     s.cmp_seq = entry_seq_.get();
   }
+  // The section by site then holds this entry's comparisons only (the window and the one-byte
+  // section keep earlier ones too, as they always have).
+  s.cmp.ClearSites();
   const uint64_t entry_start_us = base::MonotonicUs();
   found = RunOne(buf, size);
   // The entry's own run is overhead for the unit: one slower than the unit's time would
