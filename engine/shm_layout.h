@@ -22,6 +22,7 @@
 #include "engine/cmp_table.h"
 #include "engine/learned_words.h"
 #include "engine/length_fields.h"
+#include "engine/mutator.h"
 
 namespace pollen::engine {
 
@@ -123,6 +124,25 @@ class WorkerShmView {
   }
   const WorkerShmLayout& layout() const { return layout_; }
   bool valid() const { return base_ != nullptr; }
+
+  // What a fuzz request's mutations read, from the header and the crossover area, with the
+  // run's `dictionary`: the worker and the coordinator's replay of its chains build it here,
+  // so that both read the same sources.
+  MutationSources ChainSources(const Dictionary* dictionary) const {
+    WorkerShmHeader* h = header();
+    MutationSources sources;
+    sources.dictionary = dictionary;
+    sources.cmp = &h->cmp_snapshot;
+    sources.lengths = &h->length_fields;
+    sources.learned = &h->learned;
+    sources.crossover = crossover();
+    sources.crossover_size = h->crossover_size < h->max_input ? h->crossover_size : h->max_input;
+    sources.crossover_ends = h->crossover_ends;
+    sources.crossover_parts = h->crossover_parts < WorkerShmHeader::kMaxPartners
+                                  ? h->crossover_parts
+                                  : WorkerShmHeader::kMaxPartners;
+    return sources;
+  }
 
  private:
   uint8_t* base_ = nullptr;

@@ -28,16 +28,7 @@ std::vector<uint8_t> Coordinator::RebuildInput(Slot& slot) {
   // A fuzzing worker publishes the inputs its chain does not rebuild (gate fixes) raw.
   bool raw = __atomic_load_n(&h->raw_in_mem, __ATOMIC_RELAXED) != 0;
   if (phase == engine::WorkerPhase::kFuzz && !raw) {
-    engine::MutationSources sources;
-    sources.dictionary = &launcher_->options().dictionary;
-    sources.cmp = &h->cmp_snapshot;
-    sources.lengths = &h->length_fields;
-    sources.learned = &h->learned;
-    sources.crossover = shm.crossover();
-    sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
-    sources.crossover_ends = h->crossover_ends;
-    sources.crossover_parts =
-        std::min<uint32_t>(h->crossover_parts, engine::WorkerShmHeader::kMaxPartners);
+    const engine::MutationSources sources = shm.ChainSources(&launcher_->options().dictionary);
     size_t entry_size = std::min<size_t>(h->entry_size, h->max_input);  // as the worker does
     replay_mutator_.set_limit(
         engine::MutationLimit(h->mutation_len, entry_size, launcher_->options().max_len));

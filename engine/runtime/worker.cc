@@ -182,16 +182,7 @@ void Worker::HandleFuzz(schema::FuzzRequest::Reader request) {
                 shm_.features() + std::min(request.getOwnedCount(), h->max_features));
   std::sort(owned_.begin(), owned_.end());
   mutator_->set_limit(engine::MutationLimit(h->mutation_len, entry_size, max_len_));
-  engine::MutationSources sources;
-  sources.dictionary = &dictionary_;
-  sources.cmp = &h->cmp_snapshot;
-  sources.lengths = &h->length_fields;
-  sources.learned = &h->learned;
-  sources.crossover = shm_.crossover();
-  sources.crossover_size = std::min<size_t>(h->crossover_size, h->max_input);
-  sources.crossover_ends = h->crossover_ends;
-  sources.crossover_parts =
-      std::min<uint32_t>(h->crossover_parts, engine::WorkerShmHeader::kMaxPartners);
+  const engine::MutationSources sources = shm_.ChainSources(&dictionary_);
 
   engine::Rng rng(request.getRngState(), request.getRngInc());
   const uint64_t max_runs = request.getMaxRuns() == 0 ? UINT64_MAX : request.getMaxRuns();
