@@ -89,21 +89,9 @@ size_t CopyPart(Ctx& c) {
   return c.size + n;
 }
 
-Partner PickPartner(Ctx& c) {
-  const MutationSources& s = c.src;
-  if (s.crossover == nullptr || s.crossover_size == 0) return {};
-  if (s.crossover_parts < 2 || s.crossover_ends == nullptr) return {s.crossover, s.crossover_size};
-  size_t k = c.rng.BelowSize(s.crossover_parts);
-  size_t begin = k == 0 ? 0 : std::min<size_t>(s.crossover_ends[k - 1], s.crossover_size);
-  size_t end = std::min<size_t>(s.crossover_ends[k], s.crossover_size);
-  if (end <= begin) return {};
-  return {s.crossover + begin, end - begin};
-}
-
 size_t CrossOver(Ctx& c) {
-  const Partner partner = PickPartner(c);
-  const uint8_t* other = partner.data;
-  size_t other_size = partner.size;
+  const uint8_t* other = c.src.crossover;
+  size_t other_size = c.src.crossover_size;
   if (other == nullptr || other_size == 0) return kNoChange;
   switch (c.rng.Below(3)) {
     case 0: {  // overwrite part of the input with part of the partner

@@ -170,14 +170,13 @@ size_t Encode(const Run& run, const uint8_t* in, size_t n, uint8_t* out) {
 // The cross-over partner's DER: its own bytes when they are DER, else the decoded bytes of
 // a base64 run of it, in `spare` (max_size bytes). Null when it has neither.
 const uint8_t* PartnerDer(Ctx& c, uint8_t* spare, DerElements* der) {
-  const Partner partner = PickPartner(c);
-  if (partner.size == 0) return nullptr;
-  der->Parse(partner.data, partner.size);
-  if (der->count() >= 3) return partner.data;
+  if (c.src.crossover == nullptr) return nullptr;
+  der->Parse(c.src.crossover, c.src.crossover_size);
+  if (der->count() >= 3) return c.src.crossover;
   Run run;
-  if (!FindRun(partner.data, partner.size, c.rng, &run)) return nullptr;
+  if (!FindRun(c.src.crossover, c.src.crossover_size, c.rng, &run)) return nullptr;
   if (run.chars / 4 * 3 + 3 > c.max_size) return nullptr;
-  size_t n = Decode(partner.data, run, spare);
+  size_t n = Decode(c.src.crossover, run, spare);
   der->Parse(spare, n);
   return der->count() > 0 ? spare : nullptr;
 }

@@ -29,11 +29,8 @@ size_t CopyLine(Ctx& c) {
   const uint8_t* from = c.data;
   size_t from_size = c.size;
   if (c.src.crossover != nullptr && c.src.crossover_size > 0 && c.rng.OneIn(4)) {
-    const Partner partner = PickPartner(c);
-    if (partner.size > 0) {
-      from = partner.data;
-      from_size = partner.size;
-    }
+    from = c.src.crossover;
+    from_size = c.src.crossover_size;
   }
   size_t lb, le;
   LineAround(from, from_size, c.rng.BelowSize(from_size), &lb, &le);
@@ -183,11 +180,10 @@ size_t NestGroup(Ctx& c) {
   size_t ub = begin;
   size_t ue = end;
   if (c.src.crossover != nullptr && c.src.crossover_size > 1 && c.rng.OneIn(4)) {
-    const Partner partner = PickPartner(c);
     size_t pb, pe;
-    if (partner.size > 1 && PickGroup(c.rng, partner.data, partner.size, &pb, &pe)) {
-      from = partner.data;
-      from_size = partner.size;
+    if (PickGroup(c.rng, c.src.crossover, c.src.crossover_size, &pb, &pe)) {
+      from = c.src.crossover;
+      from_size = c.src.crossover_size;
       ub = pb;
       ue = pe;
     }

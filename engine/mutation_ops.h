@@ -43,14 +43,6 @@ inline void NoteWord(Ctx& c, const uint8_t* p, size_t n) {
 
 constexpr size_t kNoChange = 0;
 
-// One crossover partner of the request's (MutationSources), chosen at random when there are
-// several (one draw then); {nullptr, 0} when there is none. In mutate_bytes.cc.
-struct Partner {
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-};
-Partner PickPartner(Ctx& c);
-
 // A length in [1, n] for n >= 1, mostly short so inputs stay small: 90% at most 8,
 // 9% at most 32, 1% up to n (Go's chooseLen).
 inline size_t ChooseLen(Rng& rng, size_t n) {
@@ -98,14 +90,12 @@ size_t MutateDer(Ctx& c);
 size_t MutateZlib(Ctx& c);
 
 // The sources of a nested mutation on decoded or inflated bytes: the input's offsets (its
-// length fields) and its crossover partners mean nothing there.
+// length fields) and its crossover partner mean nothing there.
 inline MutationSources NestedSources(const MutationSources& s) {
   MutationSources nested = s;
   nested.lengths = nullptr;
   nested.crossover = nullptr;
   nested.crossover_size = 0;
-  nested.crossover_ends = nullptr;
-  nested.crossover_parts = 0;
   return nested;
 }
 

@@ -27,22 +27,9 @@ struct MutationSources {
   const CmpTable* cmp = nullptr;
   const LengthFields* lengths = nullptr;  // of the chain's entry
   const LearnedWords* learned = nullptr;  // words that led to new coverage before
-  const uint8_t* crossover = nullptr;     // other corpus entries to splice from
+  const uint8_t* crossover = nullptr;     // another corpus entry to splice from
   size_t crossover_size = 0;
-  // Several partners back to back in `crossover`: partner i of crossover_parts ends at
-  // crossover_ends[i] (clamped to crossover_size). Fewer than 2 parts: `crossover` whole
-  // is the one partner.
-  const uint32_t* crossover_ends = nullptr;
-  size_t crossover_parts = 0;
 };
-
-// The first of the sources' crossover partners, for a reader of one whole partner (a
-// target's LLVMFuzzerCustomCrossOver): its size (0 when there is none).
-inline size_t FirstPartnerSize(const MutationSources& s) {
-  if (s.crossover == nullptr) return 0;
-  if (s.crossover_parts < 2 || s.crossover_ends == nullptr) return s.crossover_size;
-  return s.crossover_ends[0] < s.crossover_size ? s.crossover_ends[0] : s.crossover_size;
-}
 
 // Mutations stacked on one corpus entry before the buffer is reset to the entry (Go's
 // chainedMutations: longer chains drift too far and reduce diversity, go#49601).

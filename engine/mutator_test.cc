@@ -154,62 +154,6 @@ TEST(MutatorTest, CrossOverBringsBytesFromPartner) {
           .empty());
 }
 
-// A request's partners back to back: crossovers take bytes from each of them, and never a
-// run across two (a partner's bytes next to another's would be a splice of the area itself).
-TEST(MutatorTest, CrossOverChoosesAmongThePartners) {
-  const Bytes area = {'A', 'A', 'A', 'A', 'A', 'B', 'B', 'B', 'B', 'B', 'C', 'C', 'C'};
-  const uint32_t ends[] = {5, 10, 13};
-  MutationSources sources;
-  sources.crossover = area.data();
-  sources.crossover_size = area.size();
-  sources.crossover_ends = ends;
-  sources.crossover_parts = 3;
-  Mutator m(64);
-  Rng rng = Rng::FromSeed(12);
-  Bytes buf(64);
-  std::set<uint8_t> seen;
-  for (int i = 0; i < 20000; i++) {
-    std::fill(buf.begin(), buf.begin() + 16, '.');
-    size_t size = m.Mutate(buf.data(), 16, rng, sources);
-    if (std::string(Mutator::MutatorName(m.last_mutator())) != "CrossOver") continue;
-    for (size_t j = 0; j < size; j++) {
-      if (buf[j] == '.') continue;
-      seen.insert(buf[j]);
-      if (j + 1 < size && buf[j + 1] != '.') ASSERT_EQ(buf[j + 1], buf[j]) << i;
-    }
-  }
-  EXPECT_EQ(seen, (std::set<uint8_t>{'A', 'B', 'C'}));
-  EXPECT_EQ(FirstPartnerSize(sources), 5u);
-  sources.crossover_parts = 1;  // one part: the area whole
-  EXPECT_EQ(FirstPartnerSize(sources), area.size());
-}
-
-// The partners' ends come from shared memory: ends past the area or out of order give an
-// empty partner or one cut to the area, never bytes beyond it (the 'Z's after it).
-TEST(MutatorTest, CrossOverStaysInsideTheAreaWhateverItsEnds) {
-  Bytes memory = {'A', 'A', 'A', 'B', 'B', 'B', 'B', 'B', 'C', 'C', 'C', 'C', 'C'};
-  const size_t area_size = memory.size();
-  memory.insert(memory.end(), 32, 'Z');
-  const uint32_t ends[] = {20, 3, 100, 0};
-  MutationSources sources;
-  sources.crossover = memory.data();
-  sources.crossover_size = area_size;
-  sources.crossover_ends = ends;
-  sources.crossover_parts = 4;
-  Mutator m(64);
-  Rng rng = Rng::FromSeed(13);
-  Bytes buf(64);
-  int crossovers = 0;
-  for (int i = 0; i < 20000; i++) {
-    std::fill(buf.begin(), buf.begin() + 16, '.');
-    size_t size = m.Mutate(buf.data(), 16, rng, sources);
-    if (std::string(Mutator::MutatorName(m.last_mutator())) != "CrossOver") continue;
-    crossovers++;
-    ASSERT_EQ(std::count(buf.begin(), buf.begin() + size, 'Z'), 0) << i;
-  }
-  EXPECT_GT(crossovers, 100);
-}
-
 TEST(MutatorTest, ChangesAsciiIntegers) {
   Mutator m(64);
   Rng rng = Rng::FromSeed(9);

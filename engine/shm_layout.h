@@ -36,10 +36,11 @@ enum class WorkerPhase : uint32_t {
 
 struct WorkerShmHeader {
   static constexpr uint64_t kMagic = 0x314d48534e4c4f50ULL;  // "POLNSHM1"
-  // 9: CmpTable's section of wider comparisons by site, crossover partners; 8: mutant_hooks_off; 7:
-  // BytePair.either; 6: CmpTable's one-byte section; 5: value_profile; 4: mutation_len; 3:
-  // length fields, learned words; 2: CmpTable counts its used slots
-  static constexpr uint32_t kVersion = 9;
+  // 10: the crossover partners go again (one partner); 9: CmpTable's section of wider
+  // comparisons by site, crossover partners; 8: mutant_hooks_off; 7: BytePair.either; 6:
+  // CmpTable's one-byte section; 5: value_profile; 4: mutation_len; 3: length fields, learned
+  // words; 2: CmpTable counts its used slots
+  static constexpr uint32_t kVersion = 10;
 
   uint64_t magic;
   uint32_t version;
@@ -78,13 +79,6 @@ struct WorkerShmHeader {
   // The worker adds to it after a request that found something; the coordinator reads and
   // refills it between requests.
   LearnedWords learned;
-
-  // The crossover area holds crossover_parts partners back to back (crossover_size bytes in
-  // all): partner i ends at crossover_ends[i], the first starts at 0. 0 parts with
-  // crossover_size > 0 is one partner. Written by the coordinator before a request.
-  static constexpr uint32_t kMaxPartners = 8;
-  uint32_t crossover_parts;
-  uint32_t crossover_ends[kMaxPartners];
 };
 
 // Offsets of the variable-size areas that follow the header, each 64-byte aligned.
@@ -137,10 +131,6 @@ class WorkerShmView {
     sources.learned = &h->learned;
     sources.crossover = crossover();
     sources.crossover_size = h->crossover_size < h->max_input ? h->crossover_size : h->max_input;
-    sources.crossover_ends = h->crossover_ends;
-    sources.crossover_parts = h->crossover_parts < WorkerShmHeader::kMaxPartners
-                                  ? h->crossover_parts
-                                  : WorkerShmHeader::kMaxPartners;
     return sources;
   }
 

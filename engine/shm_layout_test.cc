@@ -21,7 +21,7 @@ namespace {
 // expected values below.
 static_assert(std::is_standard_layout_v<WorkerShmHeader>);
 static_assert(std::is_trivially_copyable_v<WorkerShmHeader>);
-static_assert(WorkerShmHeader::kVersion == 9, "layout changed? update the offsets below too");
+static_assert(WorkerShmHeader::kVersion == 10, "layout changed? update the offsets below too");
 static_assert(offsetof(WorkerShmHeader, magic) == 0);
 static_assert(offsetof(WorkerShmHeader, version) == 8);
 static_assert(offsetof(WorkerShmHeader, max_input) == 12);
@@ -56,12 +56,9 @@ static_assert(offsetof(WorkerShmHeader, length_fields) == 104 + sizeof(CmpTable)
 static_assert(sizeof(LengthFields) == 16 * 12 + 4);
 static_assert(sizeof(LearnedWords) == 64 * 40 + 8);
 static_assert(offsetof(WorkerShmHeader, learned) == 104 + sizeof(CmpTable) + sizeof(LengthFields));
-// Then the crossover partners' count and ends (8 of them).
-constexpr size_t kPartnersAt = 104 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords);
-static_assert(offsetof(WorkerShmHeader, crossover_parts) == kPartnersAt);
-static_assert(offsetof(WorkerShmHeader, crossover_ends) == kPartnersAt + 4);
 // (padded to the alignment of its 8-byte fields)
-static_assert(sizeof(WorkerShmHeader) == (kPartnersAt + 4 + 8 * 4 + 7) / 8 * 8);
+static_assert(sizeof(WorkerShmHeader) ==
+              (104 + sizeof(CmpTable) + sizeof(LengthFields) + sizeof(LearnedWords) + 7) / 8 * 8);
 
 // The global coverage map's header, read by every worker.
 static_assert(offsetof(GlobalCoverageHeader, magic) == 0);

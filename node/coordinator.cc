@@ -251,7 +251,7 @@ Result<FuzzSummary> Coordinator::Run(std::vector<StartupInput> startup,
       "minimizing {} new inputs ({} with the value profile): {} runs in {} ms, {} "
       "minimizations cut by time; "
       "{} new inputs kept unminimized (over the budget); {} finds kept as found for "
-      "crossover ({} in the pool at the end, {}), {} times a fuzz unit's partner; "
+      "crossover ({} in the pool at the end, {}), the partner of {} fuzz units; "
       "{} entries reduced; "
       "input-to-state stages: {} runs, {} finds; {} worker restarts for drift; "
       "value profile on for {} s ({} times turned on); {} of {} fuzz units' mutants without "

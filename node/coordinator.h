@@ -99,8 +99,6 @@ class Coordinator : public CorpusFeed {
 
   Status StartSlot(Slot& slot);
   void Dispatch(Slot& slot);
-  // Fills a fuzz request's crossover area (`area`, h->max_input bytes) with partners.
-  void WritePartners(engine::WorkerShmHeader* h, uint8_t* area);
   void HandleMessage(Slot& slot, const engine::FrameWords& words);
   // A fuzz request's answer; false when it sent the worker a minimize request (the slot is
   // busy), true when the slot is free for the next request.

@@ -51,37 +51,6 @@ constexpr uint64_t kMinimizeMinMs = 10;
 constexpr uint64_t kMinimizeMaxMs = 1000;
 }  // namespace
 
-void Coordinator::WritePartners(engine::WorkerShmHeader* h, uint8_t* area) {
-  // Partners back to back, and each crossover of the request picks one (libFuzzer picks a
-  // partner for every few mutations; one partner for a whole unit, hundreds of mutants,
-  // crossed each entry with a few hundred others a second): the first always, cut to the
-  // area, then more while they fit. Half of them are finds as they were found, before
-  // minimizing cut them down.
-  const uint32_t want =
-      std::clamp<uint32_t>(options_.crossover_partners, 1, engine::WorkerShmHeader::kMaxPartners);
-  const auto entries = static_cast<uint32_t>(corpus_->size());
-  size_t total = 0;
-  uint32_t parts = 0;
-  while (parts < want) {
-    const bool found_partner = !found_.empty() && rng_.Bool();
-    const std::vector<uint8_t>& partner =
-        found_partner ? found_.Pick(rng_) : corpus_->entry(rng_.Below(entries)).data;
-    size_t n = partner.size();
-    if (parts == 0) {
-      n = std::min<size_t>(n, h->max_input);
-    } else if (n > h->max_input - total) {
-      break;
-    }
-    if (found_partner) found_partners_++;
-    // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
-    if (n > 0) std::memcpy(area + total, partner.data(), n);
-    total += n;
-    h->crossover_ends[parts++] = static_cast<uint32_t>(total);
-  }
-  h->crossover_size = static_cast<uint32_t>(total);
-  h->crossover_parts = parts;
-}
-
 void Coordinator::Dispatch(Slot& slot) {
   if (!slot.proc || slot.state != Slot::State::kIdle || stop_) return;
   engine::WorkerShmHeader* h = slot.proc->shm().header();
@@ -120,14 +89,21 @@ void Coordinator::Dispatch(Slot& slot) {
     if (slot.entry == SIZE_MAX) {
       h->entry_size = 0;
       h->crossover_size = 0;
-      h->crossover_parts = 0;
     } else {
       const auto& e = corpus_->entry(slot.entry);
+      // Half the time the partner is a find as it was found, before minimizing cut it down.
+      const bool found_partner = !found_.empty() && rng_.Bool();
+      if (found_partner) found_partners_++;
+      const std::vector<uint8_t>& partner =
+          found_partner ? found_.Pick(rng_)
+                        : corpus_->entry(rng_.Below(static_cast<uint32_t>(size))).data;
       size_t en = std::min<size_t>(e.data.size(), h->max_input);
+      size_t pn = std::min<size_t>(partner.size(), h->max_input);
       // An empty input's data() may be null, which memcpy may not be given even for 0 bytes.
       if (en > 0) std::memcpy(slot.proc->shm().entry(), e.data.data(), en);
+      if (pn > 0) std::memcpy(slot.proc->shm().crossover(), partner.data(), pn);
       h->entry_size = static_cast<uint32_t>(en);
-      WritePartners(h, slot.proc->shm().crossover());
+      h->crossover_size = static_cast<uint32_t>(pn);
       if (options_.reduce_inputs && en == e.data.size()) {
         std::vector<uint32_t> owned = corpus_->Owned(slot.entry);
         if (!owned.empty() && owned.size() <= h->max_features) {

@@ -79,9 +79,6 @@ inline std::ostream& operator<<(std::ostream& out, Setting s) { return out << Se
   X(uint32_t, unit_ms, 5,                                                                        \
     "milliseconds a worker spends on one corpus entry at most (a fuzz unit, which also ends "    \
     "after --unit-runs executions); Go's unit is 100")                                           \
-  X(uint32_t, crossover_partners, 8,                                                             \
-    "crossover partners a fuzz unit's mutations choose from, one at each crossover (1 to 8, "    \
-    "as many as fit in --max-len bytes): libFuzzer picks one for every few mutations")           \
   X(bool, i2s_stage, false,                                                                      \
     "before fuzzing an entry the first time, try every pair of operands its run compared at "    \
     "every place of the entry that holds one of them (REDQUEEN's input-to-state stage); off "    \

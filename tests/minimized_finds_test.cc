@@ -27,14 +27,14 @@ TEST(MinimizedFindsTest, KeptAsFoundForCrossover) {
   long minimized = NumberAfter(r.output, R"(minimizing (\d+) new inputs)");
   long kept = NumberAfter(r.output, R"((\d+) finds kept as found for crossover)");
   long pool = NumberAfter(r.output, R"(for crossover \((\d+) in the pool at the end)");
-  long partners = NumberAfter(r.output, R"((\d+) times a fuzz unit's partner)");
+  long partners = NumberAfter(r.output, R"(the partner of (\d+) fuzz units)");
   ASSERT_GE(minimized, 1) << r.output;  // -1: the line is missing
   // Minimizing shortened some finds (no_bug's mutants grow past the bytes that matter), and
   // each of those is kept as found; the pool (1,024 at most) holds them all here ...
   EXPECT_GE(kept, 1) << r.output;
   EXPECT_LE(kept, minimized) << r.output;
   EXPECT_EQ(pool, kept) << r.output;
-  // ... and fuzz units took crossover partners from it (half of those after the first).
+  // ... and fuzz units took their crossover partner from it (half of those after the first).
   EXPECT_GE(partners, 1) << r.output;
 }
 

@@ -39,17 +39,16 @@ bool HasCustomMutator() {
 
 size_t CustomMutate(engine::Mutator& mutator, uint8_t* data, size_t size, size_t max_size,
                     engine::Rng& rng, const engine::MutationSources& sources) {
-  // The hook takes one whole partner: the first of the request's.
-  const size_t partner_size = engine::FirstPartnerSize(sources);
-  const bool can_cross = LLVMFuzzerCustomCrossOver != nullptr && partner_size > 0;
+  const bool can_cross = LLVMFuzzerCustomCrossOver != nullptr && sources.crossover != nullptr &&
+                         sources.crossover_size > 0;
   const bool cross = can_cross && (LLVMFuzzerCustomMutator == nullptr || rng.Bool());
   const unsigned int seed = rng.Next();
   g_context = {&mutator, &rng, &sources};
   size_t out = size;
   if (cross) {
     uint8_t* buf = Scratch(Use::kCrossOver, max_size);
-    size_t n =
-        LLVMFuzzerCustomCrossOver(data, size, sources.crossover, partner_size, buf, max_size, seed);
+    size_t n = LLVMFuzzerCustomCrossOver(data, size, sources.crossover, sources.crossover_size, buf,
+                                         max_size, seed);
     if (n > 0) {  // 0: the hook made nothing, the input stays
       out = std::min(n, max_size);
       std::memcpy(data, buf, out);

@@ -23,8 +23,8 @@ namespace pollen::runtime {
 bool HasCustomMutator();
 
 // One mutant of data[0, size) by the target's hooks, in place, at most `max_size` bytes
-// (`data` has room for that many): the custom mutator, or the custom crossover with the
-// request's first partner (half the time when both are defined and there is a partner).
+// (`data` has room for that many): the custom mutator, or the custom crossover with
+// `sources.crossover` (half the time when both are defined and there is a partner).
 // While a hook runs, LLVMFuzzerMutate mutates through `mutator` with `rng` and `sources`.
 // Returns the new size. `mutator`'s limit is left as it was.
 size_t CustomMutate(engine::Mutator& mutator, uint8_t* data, size_t size, size_t max_size,
